@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# graft developer entry point (Debian 12).
+#   ./dev.sh demo    install deps, build, run build/examples/quickstart
+#   ./dev.sh test    install deps, build, check packaging + meson, run ctest
+#   ./dev.sh build   install deps, build only
+# Env: GRAFT_SANITIZE=1  use build-asan/ (ASan+UBSan) instead of build/
+#      GRAFT_JOBS=N      parallel compile/test jobs (default 2; heavy TUs ~1 GB each)
+#      GRAFT_MESON_TEST=1  also run `meson test` on build-meson/
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$PWD
+JOBS=${GRAFT_JOBS:-2}
+
+PACKAGES=(g++ cmake ninja-build meson pkg-config ccache libboost-dev doctest-dev
+  libbenchmark-dev libshaderc-dev glslang-dev glslang-tools spirv-tools
+  libvulkan-dev mesa-vulkan-drivers)
+
+if [[ ${GRAFT_SANITIZE:-0} == 1 ]]; then
+  BUILD=build-asan
+  CMAKE_ARGS=(-DGRAFT_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo)
+else
+  BUILD=build
+  CMAKE_ARGS=()
+fi
+
+step() { printf '\n==> %s\n' "$*"; }
+
+install_deps() {
+  local missing=() p
+  for p in "${PACKAGES[@]}"; do
+    # dpkg -s also succeeds for removed-but-configured packages; check Status.
+    dpkg -s "$p" 2>/dev/null | grep -q '^Status: install ok installed' || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  step "installing: ${missing[*]}"
+  local sudo=()
+  if [[ $(id -u) != 0 ]]; then
+    command -v sudo >/dev/null || { echo "dev.sh: need root or sudo to install ${missing[*]}" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+  "${sudo[@]}" apt-get update
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive \
+    apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  step "cmake build ($BUILD)"
+  if [[ -f $BUILD/CMakeCache.txt ]]; then
+    cmake -S . -B "$BUILD" "${CMAKE_ARGS[@]}"   # reuse: keeps cached settings
+  else
+    cmake -S . -B "$BUILD" -G Ninja "${CMAKE_ARGS[@]}"
+  fi
+  cmake --build "$BUILD" -j "$JOBS"
+}
+
+# Install into $BUILD/stage and build + run the downstream consumer with CMake
+# (find_package) and meson (pkg-config), as users of an installed graft would.
+check_packaging() {
+  local stage=$ROOT/$BUILD/stage
+  step "install to $stage"
+  rm -rf "$stage"
+  cmake --install "$BUILD" --prefix "$stage"
+
+  step "downstream consumer: CMake find_package(graft CONFIG)"
+  rm -rf "$BUILD/downstream-cmake"
+  cmake -S examples/downstream -B "$BUILD/downstream-cmake" -G Ninja \
+    -DCMAKE_PREFIX_PATH="$stage" -DCMAKE_FIND_PACKAGE_NO_PACKAGE_REGISTRY=ON
+  cmake --build "$BUILD/downstream-cmake" -j "$JOBS"
+  "$BUILD/downstream-cmake/downstream"
+
+  step "downstream consumer: meson dependency('graft') via pkg-config"
+  rm -rf "$BUILD/downstream-meson"
+  PKG_CONFIG_PATH="$stage/share/pkgconfig" meson setup "$BUILD/downstream-meson" examples/downstream
+  meson compile -C "$BUILD/downstream-meson" -j "$JOBS"
+  "$BUILD/downstream-meson/downstream"
+}
+
+# Meson build of the repo itself (examples + tests). --reconfigure re-runs the
+# file listing in meson.build, so newly added files are seen.
+check_meson() {
+  step "meson build (build-meson)"
+  if [[ -f build-meson/build.ninja ]]; then
+    meson setup --reconfigure build-meson
+  else
+    meson setup build-meson
+  fi
+  meson compile -C build-meson -j "$JOBS"
+  if [[ ${GRAFT_MESON_TEST:-0} == 1 ]]; then
+    meson test -C build-meson --print-errorlogs
+  fi
+}
+
+run_ctest() {
+  step "ctest ($BUILD)"
+  # Last command on purpose: ctest's summary ("N% tests passed, ... out of M")
+  # is the last thing printed. --no-tests=error: an empty suite is a failure.
+  ctest --test-dir "$BUILD" --output-on-failure --no-tests=error -j "$JOBS"
+}
+
+cmd=${1:-}
+case $cmd in
+  build)
+    install_deps
+    build
+    ;;
+  demo)
+    if [[ ! -f examples/quickstart.cpp ]]; then
+      echo "dev.sh demo: examples/quickstart.cpp does not exist yet; nothing to run." >&2
+      exit 1
+    fi
+    install_deps
+    build
+    step "build/examples/quickstart"
+    "$BUILD/examples/quickstart"
+    ;;
+  test)
+    install_deps
+    build
+    check_packaging
+    if [[ $BUILD == build ]]; then
+      check_meson
+    else
+      step "meson build skipped in GRAFT_SANITIZE mode"
+    fi
+    run_ctest
+    ;;
+  *)
+    echo "usage: $0 {demo|test|build}   (env: GRAFT_SANITIZE=1, GRAFT_JOBS=N, GRAFT_MESON_TEST=1)" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,93 @@
+// Printing: tinygrad's pretty_print format (shared nodes become `x3:=` and are referenced as `x3`), and DOT export.
+#pragma once
+#include <sstream>
+
+#include "graft/core/uop.hpp"
+
+namespace graft {
+
+inline std::string dtype_repr(DType d) { return "dtypes." + std::string(d.py_name()); }
+
+inline std::string arg_repr(Ops op, const Arg& arg) {
+  if (op == Ops::REDUCE && arg.is<ArgTuple>()) {  // tinygrad prints REDUCE args with str(), not repr()
+    std::string s = "(";
+    const ArgTuple& t = arg.tuple();
+    for (size_t i = 0; i < t.size(); i++) s += (i ? ", " : "") + t[i].str();
+    return s + ")";
+  }
+  return arg.str();
+}
+
+// Iterative, so a 10^6-deep chain prints without recursion.
+inline std::string pretty_print(const UOp& root) {
+  // numbering and use counts in tinygrad's dfs order
+  std::unordered_map<const UOpNode*, std::array<int64_t, 3>> info;  // id, uses, printed
+  info[root.node()] = {0, 0, 0};
+  {
+    std::vector<std::pair<const UOpNode*, size_t>> st{{root.node(), 0}};
+    int64_t next = 1;  // tinygrad: cache.setdefault(s, [len(cache),0,False])[1] += 1; recurse on first use
+    while (!st.empty()) {
+      auto& [n, i] = st.back();
+      if (i == n->nsrc) { st.pop_back(); continue; }
+      const UOpNode* c = n->srcs()[i++].node();
+      auto [it, fresh] = info.try_emplace(c, std::array<int64_t, 3>{next, 0, 0});
+      if (fresh) next++;
+      if (++it->second[1] == 1) st.push_back({c, 0});
+    }
+  }
+  std::string out;
+  struct Frame { const UOpNode* n; int depth; uint32_t i; };
+  std::vector<Frame> st;
+  auto open = [&](const UOpNode* n, int d) {
+    auto& in = info[n];
+    if (in[2]) { out += std::string(size_t(d), ' ') + "x" + std::to_string(in[0]); return; }
+    in[2] = 1;
+    out += std::string(size_t(d), ' ');
+    if (in[1] > 1) out += "x" + std::to_string(in[0]) + ":=";
+    out += "UOp(Ops." + std::string(op_name(n->op)) + ", " + dtype_repr(n->dtype) + ", arg=";
+    out += arg_repr(n->op, n->arg);
+    if (!n->tag.is_none()) out += ", tag=" + n->tag.str();
+    out += ", src=(";
+    st.push_back({n, d, 0});
+  };
+  open(root.node(), 0);
+  while (!st.empty()) {
+    Frame& f = st.back();
+    if (f.i == f.n->nsrc) { out += "))"; st.pop_back(); if (!st.empty()) out += ","; continue; }
+    const UOpNode* c = f.n->srcs()[f.i++].node();
+    int d = f.depth + 2;
+    out += "\n";
+    size_t before = st.size();
+    open(c, d);
+    if (st.size() == before) out += ",";  // a back-reference closes immediately
+  }
+  return out;
+}
+
+inline std::string UOp::str() const { return n_ ? pretty_print(*this) : "UOp()"; }
+
+inline std::ostream& operator<<(std::ostream& os, const UOp& u) { return os << u.str(); }
+
+// Graphviz DOT of the DAG below `root` (one node per UOp, edges labelled with the source index).
+inline std::string to_dot(const UOp& root) {
+  std::ostringstream os;
+  os << "digraph G {\n  node [shape=box, fontname=monospace];\n";
+  std::unordered_map<const UOpNode*, size_t> id;
+  for (const UOp& u : root.toposort()) {
+    size_t i = id.size();
+    id[u.node()] = i;
+    std::string label = std::string(op_name(u.op())) + "\\n" + dtype_repr(u.dtype());
+    if (!u.arg().is_none()) {
+      std::string a = u.arg().str();
+      std::string esc;
+      for (char c : a) { if (c == '"' || c == '\\') esc += '\\'; esc += c; }
+      label += "\\narg=" + esc;
+    }
+    os << "  n" << i << " [label=\"" << label << "\"];\n";
+    for (size_t k = 0; k < u.nsrc(); k++) os << "  n" << id[u.src(k).node()] << " -> n" << i << " [label=\"" << k << "\"];\n";
+  }
+  os << "}\n";
+  return os.str();
+}
+
+}  // namespace graft

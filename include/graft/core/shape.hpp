@@ -1,0 +1,210 @@
+// Shape inference for tensor-graph UOps (tinygrad `_shape`). Shapes are concrete int64 dims here; a missing shape
+// (SINK, GROUP, ...) is "no shape". Computed iteratively (children first), cached per node.
+#pragma once
+#include <numeric>
+#include <optional>
+
+#include "graft/core/uop.hpp"
+
+namespace graft {
+
+using Shape = std::vector<int64_t>;
+
+inline std::string shape_str(std::span<const int64_t> s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); i++) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+inline int64_t prod(std::span<const int64_t> s) { return std::accumulate(s.begin(), s.end(), int64_t(1), std::multiplies<>()); }
+
+// STACK/CONST shape source -> dims
+inline Shape as_shape(const UOp& u) {
+  if (u.op() == Ops::CONST) return {u.arg().as_int()};
+  if (u.op() != Ops::STACK) throw Error("shape source must be a CONST or STACK, got " + std::string(op_name(u.op())));
+  Shape s;
+  for (const UOp& d : u.src()) {
+    if (d.op() != Ops::CONST) throw Error("symbolic shapes are not supported (dim is " + std::string(op_name(d.op())) + ")");
+    s.push_back(d.arg().as_int());
+  }
+  return s;
+}
+
+namespace detail {
+
+inline std::optional<Shape> broadcast_shapes(Ops op, const std::vector<const Shape*>& shapes) {
+  size_t n = 0;
+  for (auto* s : shapes) n = std::max(n, s->size());
+  Shape out(n, 1);
+  for (auto* s : shapes)
+    for (size_t i = 0; i < s->size(); i++) {
+      int64_t d = (*s)[s->size() - 1 - i], &o = out[n - 1 - i];
+      if (d == o || d == 1) continue;
+      if (o == 1) { o = d; continue; }
+      std::string msg = std::string(op_name(op)) + ": shapes do not broadcast:";
+      for (auto* t : shapes) msg += " " + shape_str(*t);
+      throw Error(msg);
+    }
+  return out;
+}
+
+// shape of one node given that its sources' shapes are known (nullptr = no shape)
+inline std::optional<Shape> compute_shape(const UOp& u, const std::function<const Shape*(const UOp&)>& sh) {
+  using enum Ops;
+  Ops op = u.op();
+  auto src_shape = [&](size_t i) -> const Shape& {
+    const Shape* s = sh(u.src(i));
+    if (!s) throw Error(std::string(op_name(op)) + ": source " + std::to_string(i) + " (" + std::string(op_name(u.src(i).op())) + ") has no shape");
+    return *s;
+  };
+  auto mop_err = [&](const std::string& what, const Shape& in) {
+    return Error(std::string(op_name(op)) + ": " + what + " (input shape " + shape_str(in) + ")");
+  };
+  switch (op) {
+    case IF: case BARRIER: case SINK: case REWRITE_ERROR: case ENDIF: case GROUP: case LINEAR: case PROGRAM: case SOURCE:
+    case TUPLE: case FUNCTION: case CUSTOM_FUNCTION: case CUSTOM: case CUSTOMI: case INS:
+      return std::nullopt;
+    case CALL: return u.dtype() == dtypes::void_ ? std::nullopt : std::optional<Shape>(Shape{});
+    case CONST: case RANGE: case SPECIAL: case GETADDR: return Shape{};
+    case BUFFER: return u.nsrc() ? as_shape(u.src(0)) : Shape{};
+    case PARAM: return u.nsrc() && u.src(0).op() != NOOP ? std::optional<Shape>(as_shape(u.src(0))) : std::nullopt;
+    case NOOP: return u.nsrc() && sh(u.src(0)) ? std::optional<Shape>(*sh(u.src(0))) : std::nullopt;
+    case STACK: {
+      if (u.nsrc() == 0) return Shape{};
+      Shape s{int64_t(u.nsrc())};
+      const Shape* inner = sh(u.src(0));
+      if (inner) s.insert(s.end(), inner->begin(), inner->end());
+      return s;
+    }
+    case INDEX: {
+      const Shape& buf = src_shape(0);
+      Shape s;
+      size_t nidx = u.nsrc() - 1;
+      for (size_t i = 1; i < u.nsrc(); i++)
+        if (const Shape* is = sh(u.src(i))) s.insert(s.end(), is->begin(), is->end());
+      if (nidx > buf.size()) throw mop_err("more indices than dims", buf);
+      s.insert(s.end(), buf.begin() + long(nidx), buf.end());
+      return s;
+    }
+    case STAGE: {
+      Shape s;
+      for (size_t i = 1; i < u.nsrc(); i++) s.push_back(u.src(i).vmax().as_int() + 1);
+      const Shape& in = src_shape(0);
+      s.insert(s.end(), in.begin(), in.end());
+      return s;
+    }
+    case MSTACK: case MSELECT: case DETACH: case CONTIGUOUS: case CONTIGUOUS_BACKWARD: case AFTER: case LOAD: case COPY:
+    case ALLREDUCE: case STORE: case END: case CAST:
+      return sh(u.src(0)) ? std::optional<Shape>(*sh(u.src(0))) : std::nullopt;
+    case BITCAST: {
+      const Shape* in = sh(u.src(0));
+      if (!in) return std::nullopt;
+      Shape s = *in;
+      int a = u.src(0).dtype().itemsize(), b = u.dtype().itemsize();
+      if (a != b && !s.empty()) {
+        if ((s.back() * a) % b) throw mop_err("bitcast does not divide the last dim", *in);
+        s.back() = s.back() * a / b;
+      }
+      return s;
+    }
+    case RESHAPE: {
+      const Shape& in = src_shape(0);
+      Shape s = as_shape(u.src(1));
+      for (int64_t d : s)
+        if (d < 0) throw mop_err("negative dim in " + shape_str(s), in);
+      if (prod(s) != prod(in)) throw mop_err("size mismatch reshaping to " + shape_str(s), in);
+      return s;
+    }
+    case EXPAND: {
+      const Shape& in = src_shape(0);
+      Shape s = as_shape(u.src(1));  // EXPAND prepends dims
+      s.insert(s.end(), in.begin(), in.end());
+      return s;
+    }
+    case PERMUTE: {
+      const Shape& in = src_shape(0);
+      const ArgTuple& p = u.arg().tuple();
+      if (p.size() != in.size()) throw mop_err("permutation " + u.arg().str() + " has the wrong length", in);
+      std::vector<bool> used(in.size(), false);
+      Shape s;
+      for (const Arg& a : p) {
+        int64_t i = a.as_int();
+        if (i < 0 || i >= int64_t(in.size()) || used[size_t(i)]) throw mop_err("not a permutation: " + u.arg().str(), in);
+        used[size_t(i)] = true;
+        s.push_back(in[size_t(i)]);
+      }
+      return s;
+    }
+    case PAD: case SHRINK: {
+      const Shape& in = src_shape(0);
+      Shape off = as_shape(u.src(1)), size = as_shape(u.src(2));
+      if (off.size() != in.size() || size.size() != in.size()) throw mop_err("arg rank does not match", in);
+      for (size_t i = 0; i < in.size(); i++) {
+        bool ok = op == PAD ? off[i] >= 0 && off[i] + in[i] <= size[i] : off[i] >= 0 && size[i] >= 0 && off[i] + size[i] <= in[i];
+        if (!ok) throw mop_err("bad (offset, size) (" + std::to_string(off[i]) + ", " + std::to_string(size[i]) + ") on axis " + std::to_string(i), in);
+      }
+      return size;
+    }
+    case FLIP: {
+      const Shape& in = src_shape(0);
+      if (u.arg().tuple().size() != in.size()) throw mop_err("flip arg has the wrong length", in);
+      return in;
+    }
+    case REDUCE: {
+      const Shape& in = src_shape(0);
+      int64_t n = u.arg().tuple().at(1).as_int();
+      if (n > int64_t(in.size())) throw mop_err("reducing more axes than the input has", in);
+      if (u.nsrc() > 1) return in;  // after rangeify the ranges are sources; shape passes through
+      return Shape(in.begin() + n, in.end());
+    }
+    default:
+      if (GroupOp::ALU.has(op)) {
+        std::vector<const Shape*> shapes;
+        for (const UOp& s : u.src())
+          if (const Shape* p = sh(s)) shapes.push_back(p);
+        if (shapes.empty()) return std::nullopt;
+        if (shapes.size() == 1) return *shapes[0];
+        return broadcast_shapes(op, shapes);
+      }
+      return u.nsrc() && sh(u.src(0)) ? std::optional<Shape>(*sh(u.src(0))) : std::nullopt;
+  }
+}
+
+inline const Shape* cached_shape(const UOp& u) {
+  NodeCaches& c = caches_of(u.node());
+  uint8_t st = c.shape_state.load(std::memory_order_acquire);
+  if (st == 1) return c.shape.load(std::memory_order_acquire);
+  if (st == 2) return nullptr;
+  // fill children first, iteratively
+  std::vector<UOp> order = u.toposort([](const UOp& x) {
+    NodeCaches* cc = x.node()->caches.load(std::memory_order_acquire);
+    return !cc || cc->shape_state.load(std::memory_order_acquire) == 0;
+  });
+  for (const UOp& x : order) {
+    NodeCaches& xc = caches_of(x.node());
+    if (xc.shape_state.load(std::memory_order_acquire) != 0) continue;
+    std::optional<Shape> s = compute_shape(x, [](const UOp& y) -> const Shape* {
+      NodeCaches& yc = caches_of(y.node());
+      return yc.shape_state.load(std::memory_order_acquire) == 1 ? yc.shape.load(std::memory_order_acquire) : nullptr;
+    });
+    if (s) {
+      const Shape* expected = nullptr;
+      auto* fresh = new Shape(std::move(*s));
+      if (!xc.shape.compare_exchange_strong(expected, fresh)) delete fresh;
+      xc.shape_state.store(1, std::memory_order_release);
+    } else {
+      xc.shape_state.store(2, std::memory_order_release);
+    }
+  }
+  return c.shape_state.load() == 1 ? c.shape.load(std::memory_order_acquire) : nullptr;
+}
+
+}  // namespace detail
+
+inline bool UOp::has_shape() const { return detail::cached_shape(*this) != nullptr; }
+inline const std::vector<int64_t>& UOp::shape() const {
+  const Shape* s = detail::cached_shape(*this);
+  if (!s) throw Error(std::string(op_name(op())) + " has no shape");
+  return *s;
+}
+
+}  // namespace graft

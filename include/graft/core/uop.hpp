@@ -1,0 +1,499 @@
+// UOp: a value handle to an interned, immutable DAG node. Identity = (op, dtype, src, arg, tag), so structural
+// equality is pointer equality. Nodes are reference counted and leave the intern table with their last handle;
+// release is iterative, so dropping a 10^6-deep chain does not recurse. The intern table is sharded and locked,
+// safe to use from several threads.
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <initializer_list>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "graft/core/arg.hpp"
+#include "graft/core/dtype.hpp"
+#include "graft/core/error.hpp"
+#include "graft/core/ops.hpp"
+
+namespace graft {
+
+class UOp;
+struct UOpNode;
+namespace detail {
+struct NodeCaches;
+struct Interner;
+inline void release_node(const UOpNode* n) noexcept;
+}  // namespace detail
+
+struct UOpNode {
+  mutable std::atomic<uint32_t> refcount{0};
+  Ops op;
+  DType dtype;
+  uint32_t nsrc;
+  OpSet src_ops;  // union of the children's ops: the early-reject filter of the pattern matcher
+  size_t hash;
+  Arg arg, tag;
+  UOpNode* chain = nullptr;                               // intern-table bucket chain
+  mutable std::atomic<detail::NodeCaches*> caches{nullptr};  // lazily computed properties (shape, vmin/vmax)
+  const UOp* srcs() const { return reinterpret_cast<const UOp*>(this + 1); }
+};
+static_assert(alignof(UOpNode) >= alignof(void*));
+
+class UOp {
+ public:
+  UOp() = default;
+  UOp(const UOp& o) noexcept : n_(o.n_) { retain(); }
+  UOp(UOp&& o) noexcept : n_(o.n_) { o.n_ = nullptr; }
+  UOp& operator=(const UOp& o) noexcept { UOp t(o); std::swap(n_, t.n_); return *this; }
+  UOp& operator=(UOp&& o) noexcept { std::swap(n_, o.n_); return *this; }
+  ~UOp() { if (n_) detail::release_node(n_); }
+
+  // --- construction -------------------------------------------------------------------------------------------
+  // explicit dtype
+  static UOp make(Ops op, DType dtype, std::span<const UOp> src = {}, Arg arg = {}, Arg tag = {});
+  static UOp make(Ops op, DType dtype, std::initializer_list<UOp> src, Arg arg = {}, Arg tag = {}) {
+    return make(op, dtype, std::span<const UOp>(src.begin(), src.size()), std::move(arg), std::move(tag));
+  }
+  // dtype inferred from op/src/arg (tinygrad dtype_from_uop)
+  static UOp infer(Ops op, std::span<const UOp> src = {}, Arg arg = {}, Arg tag = {});
+  static UOp infer(Ops op, std::initializer_list<UOp> src, Arg arg = {}, Arg tag = {}) {
+    return infer(op, std::span<const UOp>(src.begin(), src.size()), std::move(arg), std::move(tag));
+  }
+  static DType infer_dtype(Ops op, std::span<const UOp> src, const Arg& arg);
+
+  static UOp const_(DType dtype, Arg value);
+  static UOp const_(int64_t v) { return const_(dtypes::weakint, v); }
+  static UOp const_int(int64_t v) { return const_(dtypes::weakint, v); }
+  static UOp const_float(double v) { return const_(dtypes::weakfloat, v); }
+  static UOp const_bool(bool v) { return const_(dtypes::bool_, v); }
+  static UOp invalid() { return const_(dtypes::bool_, Invalid); }
+  static UOp variable(const std::string& name, int64_t lo, int64_t hi, DType dtype = dtypes::weakint, int64_t multiple_of = 1);
+  static UOp range(const UOp& end, int64_t axis_id, AxisType t = AxisType::WEAK);
+  static UOp range(int64_t end, int64_t axis_id, AxisType t = AxisType::WEAK) { return range(const_int(end), axis_id, t); }
+  static UOp special(int64_t end, const std::string& name) { return infer(Ops::SPECIAL, {const_int(end)}, name); }
+  static UOp sink(std::span<const UOp> srcs) { return make(Ops::SINK, dtypes::void_, srcs); }
+  static UOp sink(std::initializer_list<UOp> srcs) { return make(Ops::SINK, dtypes::void_, srcs); }
+  static UOp stack(std::span<const UOp> srcs) { return infer(Ops::STACK, srcs); }
+  static UOp group(std::span<const UOp> srcs) { return make(Ops::GROUP, dtypes::void_, srcs); }
+  // shape as the branch encodes it: () -> empty STACK, (n,) -> one weakint CONST, else a STACK of CONSTs
+  static UOp shape_arg(std::span<const int64_t> shape);
+  static UOp shape_arg(std::initializer_list<int64_t> shape) { return shape_arg(std::span<const int64_t>(shape.begin(), shape.size())); }
+
+  // --- fields -------------------------------------------------------------------------------------------------
+  explicit operator bool() const { return n_ != nullptr; }
+  bool empty() const { return n_ == nullptr; }
+  Ops op() const { return n_->op; }
+  DType dtype() const { return n_->dtype; }
+  std::span<const UOp> src() const { return {n_->srcs(), n_->nsrc}; }
+  const UOp& src(size_t i) const { return n_->srcs()[i]; }
+  size_t nsrc() const { return n_->nsrc; }
+  const Arg& arg() const { return n_->arg; }
+  const Arg& tag() const { return n_->tag; }
+  OpSet src_ops() const { return n_->src_ops; }
+  size_t hash() const { return n_ ? n_->hash : 0; }
+  const UOpNode* node() const { return n_; }
+  static UOp from_node(const UOpNode* n) { return UOp(n, false); }
+  uint32_t use_count() const { return n_ ? n_->refcount.load(std::memory_order_relaxed) : 0; }
+  bool operator==(const UOp& o) const { return n_ == o.n_; }
+  // a total order by address (for ordered containers); tinygrad's structural order is `tuplize_less`
+  struct AddressLess { bool operator()(const UOp& a, const UOp& b) const { return a.n_ < b.n_; } };
+
+  // CONST value helpers
+  bool is_const() const { return n_ && n_->op == Ops::CONST; }
+  const Arg& val() const;
+  bool is_invalid() const { return is_const() && arg().is<InvalidT>(); }
+  bool is_variable() const;
+
+  // replace any field; returns *this when nothing changed
+  struct Replace {
+    std::optional<Ops> op = {};
+    std::optional<DType> dtype = {};
+    std::optional<std::vector<UOp>> src = {};
+    std::optional<Arg> arg = {};
+    std::optional<Arg> tag = {};
+  };
+  UOp replace(Replace r) const;
+  UOp with_src(std::span<const UOp> s) const;
+  UOp rtag(Arg tag = true) const { return replace({.tag = std::move(tag)}); }
+
+  // --- graph helpers ------------------------------------------------------------------------------------------
+  std::vector<UOp> toposort(const std::function<bool(const UOp&)>& gate = {}) const;
+  std::vector<UOp> backward_slice() const { auto t = toposort(); t.pop_back(); return t; }
+  UOp substitute(const std::unordered_map<UOp, UOp>& map, bool walk = false) const;  // defined in pattern/rewrite.hpp
+  UOp base() const;  // strip movement ops and DETACH
+
+  // --- building (operator sugar lives in core/sugar.hpp) -----------------------------------------------------
+  UOp alu(Ops op, std::span<const UOp> rest) const;
+  UOp alu(Ops op) const { return alu(op, std::span<const UOp>{}); }
+  UOp alu(Ops op, const UOp& a) const { UOp s[] = {a}; return alu(op, s); }
+  UOp alu(Ops op, const UOp& a, const UOp& b) const { UOp s[] = {a, b}; return alu(op, s); }
+  UOp f(Ops op, Arg arg = {}) const { return make(op, dtype(), {*this}, std::move(arg)); }
+  UOp cast(DType dt) const { return dt == dtype() ? *this : make(Ops::CAST, dt, {*this}, dt); }
+  UOp bitcast(DType dt) const { return make(Ops::BITCAST, dt, {*this}, dt); }
+  UOp const_like(Arg v) const;  // a CONST of this dtype (scalar graphs only)
+
+  // --- analysis (core/range.hpp, core/shape.hpp, core/print.hpp) ---------------------------------------------
+  Arg vmin() const;
+  Arg vmax() const;
+  const std::vector<int64_t>& shape() const;  // raises graft::Error when the node has no shape
+  bool has_shape() const;
+  std::string str() const;     // tinygrad-style pretty print
+  std::string render() const;  // index-expression render (rules/symbolic)
+  UOp simplify() const;        // rules/symbolic
+
+ private:
+  friend struct detail::Interner;
+  explicit UOp(const UOpNode* n, bool adopt) : n_(n) { if (!adopt) retain(); }
+  void retain() const noexcept { if (n_) n_->refcount.fetch_add(1, std::memory_order_relaxed); }
+  const UOpNode* n_ = nullptr;
+};
+
+}  // namespace graft
+
+template <> struct std::hash<graft::UOp> {
+  size_t operator()(const graft::UOp& u) const noexcept { return std::hash<const void*>{}(u.node()); }
+};
+
+namespace graft {
+
+namespace detail {
+
+// vmin/vmax of a node (core/range.hpp): int64 bounds, or double bounds for floats
+struct Interval {
+  bool is_float = false;
+  int64_t lo = 0, hi = 0;
+  double flo = 0, fhi = 0;
+  static Interval ints(int64_t a, int64_t b) { return {false, a, b, 0, 0}; }
+  static Interval floats(double a, double b) { return {true, 0, 0, a, b}; }
+  double dlo() const { return is_float ? flo : double(lo); }
+  double dhi() const { return is_float ? fhi : double(hi); }
+};
+
+
+// Lazily computed per-node properties. Written once (CAS on the node's pointer), read lock-free.
+struct NodeCaches {
+  std::atomic<const std::vector<int64_t>*> shape{nullptr};
+  std::atomic<uint8_t> shape_state{0};  // 0 unknown, 1 has shape, 2 no shape
+  std::atomic<const Interval*> minmax{nullptr};
+  ~NodeCaches() { delete shape.load(); delete minmax.load(); }
+};
+inline NodeCaches& caches_of(const UOpNode* n) {
+  NodeCaches* c = n->caches.load(std::memory_order_acquire);
+  if (c) return *c;
+  auto* fresh = new NodeCaches();
+  if (n->caches.compare_exchange_strong(c, fresh, std::memory_order_acq_rel)) return *fresh;
+  delete fresh;
+  return *c;
+}
+
+inline size_t node_key_hash(Ops op, DType dt, std::span<const UOp> src, const Arg& arg, const Arg& tag) {
+  size_t h = size_t(op) * 0x100000001B3ull ^ (size_t(dt.index()) << 8);
+  for (const UOp& s : src) h = (h ^ size_t(s.node())) * 0x9E3779B97F4A7C15ull, h ^= h >> 29;
+  h ^= arg.hash() * 0xC2B2AE3D27D4EB4Full;
+  if (!tag.is_none()) h ^= tag.hash() * 0x165667B19E3779F9ull;
+  return h ^ (h >> 31);
+}
+
+// The intern table: 64 shards, each a chained hash table under its own mutex.
+struct Interner {
+  struct Shard {
+    std::mutex mu;
+    std::vector<UOpNode*> buckets = std::vector<UOpNode*>(1024, nullptr);
+    size_t count = 0;
+  };
+  static constexpr size_t kShards = 64;
+  Shard shards[kShards];
+
+  static Interner& get() {
+    static Interner* inst = new Interner();  // leaked on purpose: nodes may be released during static destruction
+    return *inst;
+  }
+  static Shard& shard_for(size_t h) { return get().shards[(h >> 7) % kShards]; }
+
+  static bool same_key(const UOpNode* n, Ops op, DType dt, std::span<const UOp> src, const Arg& arg, const Arg& tag) {
+    if (n->op != op || n->dtype != dt || n->nsrc != src.size()) return false;
+    const UOp* s = n->srcs();
+    for (size_t i = 0; i < src.size(); i++)
+      if (!(s[i] == src[i])) return false;
+    return n->arg == arg && n->tag == tag;
+  }
+
+  static UOp intern(Ops op, DType dt, std::span<const UOp> src, Arg&& arg, Arg&& tag) {
+    size_t h = node_key_hash(op, dt, src, arg, tag);
+    Shard& sh = shard_for(h);
+    std::lock_guard<std::mutex> lk(sh.mu);
+    size_t b = h & (sh.buckets.size() - 1);
+    for (UOpNode* n = sh.buckets[b]; n; n = n->chain) {
+      if (n->hash != h || !same_key(n, op, dt, src, arg, tag)) continue;
+      // revive only a live node: a count of 0 means it is being destroyed by another thread
+      uint32_t c = n->refcount.load(std::memory_order_relaxed);
+      while (c != 0)
+        if (n->refcount.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return UOp(n, true);
+    }
+    void* mem = ::operator new(sizeof(UOpNode) + src.size() * sizeof(UOp));
+    UOpNode* n = new (mem) UOpNode();
+    n->op = op, n->dtype = dt, n->nsrc = uint32_t(src.size()), n->hash = h;
+    n->arg = std::move(arg), n->tag = std::move(tag);
+    UOp* s = const_cast<UOp*>(n->srcs());
+    for (size_t i = 0; i < src.size(); i++) {
+      new (&s[i]) UOp(src[i]);
+      n->src_ops.add(src[i].op());
+    }
+    n->refcount.store(1, std::memory_order_relaxed);
+    n->chain = sh.buckets[b];
+    sh.buckets[b] = n;
+    if (++sh.count > sh.buckets.size()) grow(sh);
+    return UOp(n, true);
+  }
+
+  static void grow(Shard& sh) {
+    std::vector<UOpNode*> nb(sh.buckets.size() * 2, nullptr);
+    for (UOpNode* head : sh.buckets)
+      for (UOpNode* n = head; n;) {
+        UOpNode* next = n->chain;
+        size_t b = n->hash & (nb.size() - 1);
+        n->chain = nb[b], nb[b] = n, n = next;
+      }
+    sh.buckets.swap(nb);
+  }
+
+  static void unlink(UOpNode* n) {
+    Shard& sh = shard_for(n->hash);
+    std::lock_guard<std::mutex> lk(sh.mu);
+    UOpNode** p = &sh.buckets[n->hash & (sh.buckets.size() - 1)];
+    for (; *p; p = &(*p)->chain)
+      if (*p == n) { *p = n->chain; sh.count--; return; }
+  }
+
+  static size_t live_nodes() {
+    size_t total = 0;
+    for (Shard& s : get().shards) { std::lock_guard<std::mutex> lk(s.mu); total += s.count; }
+    return total;
+  }
+};
+
+// Iterative destruction: children whose count drops to zero are queued, never recursed into.
+inline void destroy_node(UOpNode* first) noexcept {
+  thread_local std::vector<UOpNode*>* pending = nullptr;
+  if (pending) { pending->push_back(first); return; }  // already draining on this thread
+  std::vector<UOpNode*> work{first};
+  pending = &work;
+  while (!work.empty()) {
+    UOpNode* n = work.back();
+    work.pop_back();
+    Interner::unlink(n);
+    UOp* s = const_cast<UOp*>(n->srcs());
+    for (uint32_t i = 0; i < n->nsrc; i++) {
+      const UOpNode* c = s[i].node();
+      if (c->refcount.fetch_sub(1, std::memory_order_acq_rel) == 1) work.push_back(const_cast<UOpNode*>(c));
+      // the handle's pointer is dropped without running ~UOp (that would recurse)
+      new (&s[i]) UOp();
+    }
+    delete n->caches.load(std::memory_order_acquire);
+    n->~UOpNode();
+    ::operator delete(n);
+  }
+  pending = nullptr;
+}
+
+inline void release_node(const UOpNode* n) noexcept {
+  if (n->refcount.fetch_sub(1, std::memory_order_acq_rel) == 1) destroy_node(const_cast<UOpNode*>(n));
+}
+
+}  // namespace detail
+
+// number of live interned nodes (for leak tests and benchmarks)
+inline size_t live_uop_count() { return detail::Interner::live_nodes(); }
+
+// ------------------------------------------------------------------------------------------------------------------
+// construction
+
+inline UOp UOp::make(Ops op, DType dtype, std::span<const UOp> src, Arg arg, Arg tag) {
+  for (const UOp& s : src)
+    if (s.empty()) throw Error("UOp::make(" + std::string(op_name(op)) + "): empty source handle");
+  return detail::Interner::intern(op, dtype, src, std::move(arg), std::move(tag));
+}
+
+inline UOp UOp::infer(Ops op, std::span<const UOp> src, Arg arg, Arg tag) {
+  DType dt = infer_dtype(op, src, arg);
+  return make(op, dt, src, std::move(arg), std::move(tag));
+}
+
+namespace detail {
+inline DType promo_dtype(std::span<const UOp> src) {
+  DType d = src[0].dtype();
+  bool same = true;
+  for (const UOp& s : src) same &= s.dtype() == d;
+  if (same) return d;
+  uint32_t common = ~0u;
+  for (const UOp& s : src) {
+    if (s.dtype() == dtypes::void_) throw Error("dtype promotion with a void operand (" + std::string(op_name(s.op())) + ")");
+    common &= promo_ancestors(s.dtype());
+  }
+  DType best;
+  bool found = false;
+  for (unsigned i = 0; i < unsigned(DTypeId::count_); i++)
+    if ((common >> i) & 1u) {
+      DType c{DTypeId(i)};
+      if (!found || c < best) best = c, found = true;
+    }
+  if (!found) throw Error("no common dtype for promotion");
+  return best;
+}
+inline void need_src(Ops op, std::span<const UOp> src, size_t n) {
+  if (src.size() < n)
+    throw Error("UOp " + std::string(op_name(op)) + " needs " + std::to_string(n) + " source(s), got " + std::to_string(src.size()));
+}
+}  // namespace detail
+
+inline DType UOp::infer_dtype(Ops op, std::span<const UOp> src, const Arg& arg) {
+  using enum Ops;
+  auto first = [&] { detail::need_src(op, src, 1); return src[0].dtype(); };
+  switch (op) {
+    case STORE: case LINEAR: case SINK: case PROGRAM: case SOURCE: case END: case BARRIER: case GROUP: case IF: case ENDIF:
+    case TUPLE: case FUNCTION: case CUSTOM_FUNCTION: case REWRITE_ERROR: case NOOP: case CUSTOM: case CUSTOMI: case INS:
+      return dtypes::void_;
+    case CALL: return first() == dtypes::void_ ? dtypes::void_ : throw Error("a CALL of a value needs an explicit dtype");
+    case INDEX: case LOAD: case UNSHARD: case REDUCE: case AFTER: case RANGE: case CONTIGUOUS: case CONTIGUOUS_BACKWARD:
+    case COPY: case STAGE: case DETACH: case MSTACK: case MSELECT: case ALLREDUCE: case SPECIAL: case NEG: case TRUNC:
+    case RESHAPE: case PERMUTE: case EXPAND: case PAD: case FLIP: case SHRINK:
+      return first();
+    case CMPLT: case CMPNE: case CMPEQ: return dtypes::bool_;
+    case SIN: case LOG2: case EXP2: case SQRT: case RECIPROCAL: return least_upper_float(first());
+    case WHERE:
+      detail::need_src(op, src, 3);
+      if (src[0].dtype() != dtypes::bool_)
+        throw Error("WHERE condition must be bool, got dtypes." + std::string(src[0].dtype().py_name()));
+      return detail::promo_dtype(src.subspan(1));
+    case STACK: return src.empty() ? dtypes::void_ : detail::promo_dtype(src);
+    case WMMA: detail::need_src(op, src, 3); return src[2].dtype();
+    case GETTUPLE: {
+      UOp t = first() == dtypes::void_ && src[0].op() == FUNCTION ? src[0].src(0) : src[0];
+      return t.src(size_t(arg.as_int())).dtype();
+    }
+    case GETADDR: return dtypes::uint64;
+    case SHL: case SHR:
+      for (const UOp& s : src)
+        if (!dtypes::is_int(s.dtype())) throw Error("shift operands must be int, got dtypes." + std::string(s.dtype().py_name()));
+      return first();
+    case BUFFER: case PARAM:
+      if (!arg.is_param()) throw Error(std::string(op_name(op)) + " needs a ParamArg");
+      return arg.param().dtype;
+    case BINARY: return dtypes::uint8;
+    case CAST: case BITCAST:
+      if (!arg.is<DType>()) throw Error(std::string(op_name(op)) + " arg must be a DType");
+      return arg.get<DType>();
+    case CONST:
+      if (arg.is<InvalidT>() || arg.is<bool>()) return dtypes::bool_;
+      if (arg.is<int64_t>()) return dtypes::weakint;
+      if (arg.is<double>()) return dtypes::weakfloat;
+      throw Error("CONST arg must be a number, bool or Invalid, got " + arg.str());
+    default:
+      if (GroupOp::ALU.has(op)) { detail::need_src(op, src, 1); return detail::promo_dtype(src); }
+      return src.empty() ? dtypes::void_ : src[0].dtype();
+  }
+}
+
+// dtype.const(v): canonicalize a python-like value for the dtype
+inline Arg canonical_const(DType dt, const Arg& v) {
+  if (v.is<InvalidT>()) return v;
+  if (dtypes::is_float(dt)) return truncate_float(dt, v.as_double());
+  if (dtypes::is_bool(dt)) return Arg(v.as_double() != 0);
+  if (dtypes::is_int(dt)) return v.as_int();
+  if (dt == dtypes::void_) throw Error("CONST cannot be void");
+  return v;
+}
+
+inline UOp UOp::const_(DType dtype, Arg value) {
+  if (value.is<InvalidT>()) return make(Ops::CONST, dtypes::bool_, {}, value);
+  if (!value.is_number()) throw Error("UOp::const_: value must be a number, bool or Invalid, got " + value.str());
+  return make(Ops::CONST, dtype, {}, canonical_const(dtype, value));
+}
+
+inline const Arg& UOp::val() const {
+  if (!is_const()) throw Error("val() is only for CONST, got " + std::string(op_name(op())));
+  return arg();
+}
+
+inline UOp UOp::shape_arg(std::span<const int64_t> shape) {
+  if (shape.size() == 1) return const_int(shape[0]);
+  std::vector<UOp> s;
+  s.reserve(shape.size());
+  for (int64_t d : shape) s.push_back(const_int(d));
+  return s.empty() ? make(Ops::STACK, dtypes::void_) : infer(Ops::STACK, s);
+}
+
+inline UOp UOp::variable(const std::string& name, int64_t lo, int64_t hi, DType dtype, int64_t multiple_of) {
+  if (lo > hi) throw Error("variable " + name + ": empty range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  ParamArg p{-1, dtype, std::pair{lo, hi}, multiple_of, name, AddrSpace::ALU, ""};
+  return make(Ops::BUFFER, dtype, {shape_arg({})}, Arg(std::move(p)));
+}
+
+inline bool UOp::is_variable() const {
+  return n_ && op() == Ops::BUFFER && arg().is_param() && arg().param().vmin_vmax && arg().param().addrspace == AddrSpace::ALU;
+}
+
+inline UOp UOp::range(const UOp& end, int64_t axis_id, AxisType t) {
+  return make(Ops::RANGE, end.dtype(), {end}, Arg{Arg(axis_id), Arg(t)});
+}
+
+inline UOp UOp::replace(Replace r) const {
+  Ops o = r.op.value_or(op());
+  DType d = r.dtype.value_or(dtype());
+  bool same_src = !r.src || (r.src->size() == nsrc() && std::equal(r.src->begin(), r.src->end(), src().begin()));
+  bool same_arg = !r.arg || *r.arg == arg();
+  bool same_tag = !r.tag || *r.tag == tag();
+  if (o == op() && d == dtype() && same_src && same_arg && same_tag) return *this;
+  std::span<const UOp> s = r.src ? std::span<const UOp>(*r.src) : src();
+  return make(o, d, s, r.arg ? std::move(*r.arg) : arg(), r.tag ? std::move(*r.tag) : tag());
+}
+
+inline UOp UOp::with_src(std::span<const UOp> s) const {
+  if (s.size() == nsrc() && std::equal(s.begin(), s.end(), src().begin())) return *this;
+  return make(op(), dtype(), s, arg(), tag());
+}
+
+inline UOp UOp::alu(Ops o, std::span<const UOp> rest) const {
+  std::vector<UOp> s;
+  s.reserve(rest.size() + 1);
+  s.push_back(*this);
+  s.insert(s.end(), rest.begin(), rest.end());
+  return infer(o, s);
+}
+
+inline UOp UOp::const_like(Arg v) const { return const_(dtype(), std::move(v)); }
+
+inline UOp UOp::base() const {
+  UOp x = *this;
+  while (GroupOp::Movement.has(x.op()) || x.op() == Ops::DETACH) x = x.src(0);
+  return x;
+}
+
+// Iterative DFS post-order, children first in source order (tinygrad toposort). `gate(x)` false: x and its
+// sources are skipped (unless reached another way).
+inline std::vector<UOp> UOp::toposort(const std::function<bool(const UOp&)>& gate) const {
+  std::vector<UOp> out;
+  std::unordered_set<const UOpNode*> seen;
+  std::vector<std::pair<const UOpNode*, bool>> stack{{n_, false}};
+  while (!stack.empty()) {
+    auto [n, visited] = stack.back();
+    stack.pop_back();
+    if (seen.count(n)) continue;
+    if (visited) {
+      seen.insert(n);
+      out.push_back(UOp(n, false));
+      continue;
+    }
+    if (gate && !gate(UOp(n, false))) continue;  // gated nodes are neither entered nor emitted
+    stack.push_back({n, true});
+    for (uint32_t i = n->nsrc; i-- > 0;)
+      if (!seen.count(n->srcs()[i].node())) stack.push_back({n->srcs()[i].node(), false});
+  }
+  return out;
+}
+
+}  // namespace graft

@@ -1,0 +1,15 @@
+// graft: tinygrad's compiler core in C++20. Include this one header.
+#pragma once
+#include "graft/core/arg.hpp"
+#include "graft/core/dtype.hpp"
+#include "graft/core/error.hpp"
+#include "graft/core/ops.hpp"
+#include "graft/core/print.hpp"
+#include "graft/core/range.hpp"
+#include "graft/core/shape.hpp"
+#include "graft/core/sugar.hpp"
+#include "graft/core/uop.hpp"
+#include "graft/pattern/dynamic.hpp"
+#include "graft/pattern/matcher.hpp"
+#include "graft/pattern/rewrite.hpp"
+#include "graft/pattern/upat.hpp"

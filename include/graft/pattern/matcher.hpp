@@ -1,0 +1,268 @@
+// Rules and the PatternMatcher. `rule(pattern, callback)` instantiates a specialized matcher for the pattern and
+// erases it to a function pointer; the PatternMatcher dispatches on the root op (tinygrad's pdict), skips rules whose
+// required child ops are missing (early reject), and returns the first result that is not the input node.
+// Callbacks take the match `m` (m[x] is the node bound to pattern variable x, empty if unbound) and optionally a
+// context `Ctx&`; they return a UOp, or an empty UOp for "no match" (then the next binding, then the next rule).
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <source_location>
+#include <typeinfo>
+
+#include "graft/pattern/dynamic.hpp"
+#include "graft/pattern/upat.hpp"
+
+namespace graft {
+
+// The rewrite context handed to rules (tinygrad's ctx=), type-checked on use.
+struct CtxRef {
+  void* ptr = nullptr;
+  const std::type_info* type = nullptr;
+  CtxRef() = default;
+  template <class T> explicit CtxRef(T& c) : ptr(&c), type(&typeid(T)) {}
+  template <class T> T& get(const char* who = "rule") const {
+    if (!ptr) throw Error(std::string(who) + " needs a ctx of type " + typeid(T).name() + " but graph_rewrite got none");
+    if (*type != typeid(T))
+      throw Error(std::string(who) + " needs a ctx of type " + typeid(T).name() + " but got " + type->name());
+    return *static_cast<T*>(ptr);
+  }
+};
+
+// Thrown by a pre-order (bottom_up) rule to stop the rewrite from descending below a node (tinygrad BottomUpGate).
+struct BottomUpGate {};
+
+namespace detail {
+inline const UOp& empty_uop() {
+  static const UOp e;
+  return e;
+}
+}  // namespace detail
+
+// The match handed to compile-time rules: slot lookups resolved at compile time.
+template <const pat::detail::NameTable& Names> struct StaticMatch {
+  const pat::MatchState& s;
+  template <class P> requires pat::Pattern<P> const UOp& operator[](const P&) const {
+    static_assert(!P::name.empty(), "m[p]: this pattern has no name");
+    constexpr int slot = Names.index(P::name);
+    static_assert(slot >= 0, "m[p]: the name is not bound by this rule's pattern");
+    return (s.bound >> slot) & 1u ? *s.slots[slot] : detail::empty_uop();
+  }
+  const UOp& operator[](std::string_view name) const {
+    int slot = Names.index(name);
+    if (slot < 0) throw Error("m[\"" + std::string(name) + "\"]: the name is not bound by this rule's pattern");
+    return (s.bound >> slot) & 1u ? *s.slots[slot] : detail::empty_uop();
+  }
+  bool has(std::string_view name) const { int slot = Names.index(name); return slot >= 0 && ((s.bound >> slot) & 1u); }
+};
+
+// The match handed to the same callbacks when they run through the runtime UPat matcher.
+struct DynMatch {
+  const UPat::Store& store;
+  template <class P> requires pat::Pattern<P> const UOp& operator[](const P&) const {
+    static_assert(!P::name.empty(), "m[p]: this pattern has no name");
+    return (*this)[P::name];
+  }
+  const UOp& operator[](std::string_view name) const {
+    const UOp* u = UPat::lookup(store, name);
+    return u ? *u : detail::empty_uop();
+  }
+  bool has(std::string_view name) const { return UPat::lookup(store, name) != nullptr; }
+};
+
+namespace detail {
+template <class F> struct second_arg;
+template <class R, class C, class A, class B> struct second_arg<R (C::*)(A, B) const> { using type = B; };
+template <class R, class C, class A, class B> struct second_arg<R (C::*)(A, B)> { using type = B; };
+
+// call fn(m) or fn(m, ctx) with the ctx type taken from the callback's second parameter
+template <class F, class M> UOp invoke_rule(const F& fn, const M& m, const CtxRef& ctx, const char* where) {
+  if constexpr (std::is_invocable_v<const F&, const M&>) {
+    return UOp(fn(m));
+  } else if constexpr (requires { &F::operator(); }) {
+    using C = typename second_arg<decltype(&F::operator())>::type;
+    return UOp(fn(m, ctx.get<std::remove_cvref_t<C>>(where)));
+  } else {
+    using C = typename second_arg<decltype(&F::template operator()<M>)>::type;
+    return UOp(fn(m, ctx.get<std::remove_cvref_t<C>>(where)));
+  }
+}
+}  // namespace detail
+
+struct RuleStats {
+  std::atomic<uint64_t> tries{0}, matches{0}, ns{0};
+};
+inline bool track_match_stats() {
+  static const bool on = [] { const char* e = std::getenv("GRAFT_TRACK_MATCH_STATS"); return e && std::atoi(e) > 0; }();
+  return on;
+}
+
+// One erased rule: the root ops it applies to, its early-reject set, and both matchers.
+struct Rule {
+  using Fn = UOp (*)(const void* self, const UOp& u, const CtxRef& ctx);
+  OpSet root_ops;
+  OpSet early_reject;
+  Fn fn_static = nullptr;
+  Fn fn_dynamic = nullptr;
+  std::shared_ptr<const void> impl;      // the pattern + callback
+  std::shared_ptr<const UPat> upat;      // the lowered pattern (printing, dynamic matching)
+  std::source_location location;
+  std::shared_ptr<RuleStats> stats = std::make_shared<RuleStats>();
+  bool use_dynamic = false;
+
+  UOp apply(const UOp& u, const CtxRef& ctx) const { return (use_dynamic ? fn_dynamic : fn_static)(impl.get(), u, ctx); }
+  std::string where() const { return std::string(location.file_name()) + ":" + std::to_string(location.line()); }
+};
+
+namespace detail {
+template <class P, class F> struct RuleImpl {
+  P pattern;
+  F fn;
+  UPat upat;
+  std::string where;
+};
+
+template <class P, class F> UOp apply_static(const void* self, const UOp& u, const CtxRef& ctx) {
+  const auto& r = *static_cast<const RuleImpl<P, F>*>(self);
+  constexpr const auto& names = pat::detail::names_v<P>;
+  pat::MatchState s;
+  s.ndigits = 0;
+  for (;;) {
+    s.begin_attempt();
+    if (pat::match<names>(r.pattern, u, s)) {
+      UOp out = invoke_rule(r.fn, StaticMatch<names>{s}, ctx, r.where.c_str());
+      if (out) return out;
+    }
+    if (!s.next_variant()) return UOp();
+  }
+}
+
+template <class P, class F> UOp apply_dynamic(const void* self, const UOp& u, const CtxRef& ctx) {
+  const auto& r = *static_cast<const RuleImpl<P, F>*>(self);
+  for (const UPat::Store& st : r.upat.match(u, {})) {
+    UOp out = invoke_rule(r.fn, DynMatch{st}, ctx, r.where.c_str());
+    if (out) return out;
+  }
+  return UOp();
+}
+
+// runtime rules: a UPat and a callback over DynMatch
+struct DynRuleImpl {
+  UPat upat;
+  std::function<UOp(const DynMatch&, const CtxRef&)> fn;
+};
+inline UOp apply_dyn_rule(const void* self, const UOp& u, const CtxRef& ctx) {
+  const auto& r = *static_cast<const DynRuleImpl*>(self);
+  for (const UPat::Store& st : r.upat.match(u, {}))
+    if (UOp out = r.fn(DynMatch{st}, ctx)) return out;
+  return UOp();
+}
+}  // namespace detail
+
+// rule(pattern, callback): a compile-time rule.
+template <pat::Pattern P, class F>
+Rule rule(P pattern, F fn, std::source_location loc = std::source_location::current()) {
+  static_assert(requires { P::ops; } && !P::ops.empty(),
+                "a rule's root pattern needs an op (tinygrad asserts p.op is not None): use pat::op<...> or pat::ops<...>");
+  using Impl = detail::RuleImpl<P, F>;
+  UPat up = pat::lower(pattern);
+  std::string where = std::string(loc.file_name()) + ":" + std::to_string(loc.line());
+  auto impl = std::make_shared<const Impl>(Impl{pattern, std::move(fn), up, where});
+  Rule r;
+  r.root_ops = P::ops;
+  r.early_reject = pat::detail::early_reject<P>();
+  r.fn_static = &detail::apply_static<P, F>;
+  r.fn_dynamic = &detail::apply_dynamic<P, F>;
+  r.impl = impl;
+  r.upat = std::shared_ptr<const UPat>(impl, &impl->upat);
+  r.location = loc;
+  return r;
+}
+
+// dyn_rule(upat, callback): a rule built at run time.
+inline Rule dyn_rule(UPat p, std::function<UOp(const DynMatch&, const CtxRef&)> fn,
+                     std::source_location loc = std::source_location::current()) {
+  if (!p.op) throw Error("dyn_rule: the root pattern needs an op");
+  auto impl = std::make_shared<const detail::DynRuleImpl>(detail::DynRuleImpl{std::move(p), std::move(fn)});
+  Rule r;
+  r.root_ops = *impl->upat.op;
+  r.early_reject = impl->upat.early_reject();
+  r.fn_static = r.fn_dynamic = &detail::apply_dyn_rule;
+  r.impl = impl;
+  r.upat = std::shared_ptr<const UPat>(impl, &impl->upat);
+  r.location = loc;
+  return r;
+}
+
+class PatternMatcher {
+ public:
+  PatternMatcher() = default;
+  PatternMatcher(std::initializer_list<Rule> rules) : rules_(rules) { index(); }
+  explicit PatternMatcher(std::vector<Rule> rules) : rules_(std::move(rules)) { index(); }
+
+  // tinygrad PatternMatcher.rewrite: first result that is not the input node
+  UOp rewrite(const UOp& u, const CtxRef& ctx = {}) const {
+    const auto& cands = pdict_[size_t(u.op())];
+    if (cands.empty()) return UOp();
+    OpSet have = u.src_ops();
+    for (uint32_t i : cands) {
+      const Rule& r = rules_[i];
+      if (!r.early_reject.subset_of(have)) continue;
+      UOp out;
+      if (track_match_stats()) [[unlikely]] {
+        auto t0 = std::chrono::steady_clock::now();
+        out = r.apply(u, ctx);
+        r.stats->tries++;
+        r.stats->ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+        if (out && out != u) r.stats->matches++;
+      } else {
+        out = r.apply(u, ctx);
+      }
+      if (out && out != u) return out;
+    }
+    return UOp();
+  }
+
+  // rule order is priority: this matcher's rules come first
+  PatternMatcher operator+(const PatternMatcher& o) const {
+    std::vector<Rule> all = rules_;
+    all.insert(all.end(), o.rules_.begin(), o.rules_.end());
+    return PatternMatcher(std::move(all));
+  }
+  // the same rules matched through the runtime UPat interpreter (the oracle / benchmark baseline)
+  PatternMatcher dynamic() const {
+    std::vector<Rule> all = rules_;
+    for (Rule& r : all) r.use_dynamic = true;
+    return PatternMatcher(std::move(all));
+  }
+  const std::vector<Rule>& rules() const { return rules_; }
+  size_t size() const { return rules_.size(); }
+
+  // per-rule statistics (GRAFT_TRACK_MATCH_STATS=1), most expensive first
+  std::string stats_report() const {
+    std::vector<const Rule*> rs;
+    for (const Rule& r : rules_) rs.push_back(&r);
+    std::sort(rs.begin(), rs.end(), [](const Rule* a, const Rule* b) { return a->stats->ns > b->stats->ns; });
+    std::string out;
+    for (const Rule* r : rs) {
+      char line[160];
+      std::snprintf(line, sizeof line, "%8llu / %8llu  %9.3f ms  ", (unsigned long long)r->stats->matches.load(),
+                    (unsigned long long)r->stats->tries.load(), double(r->stats->ns.load()) * 1e-6);
+      out += line + r->where() + "  " + r->upat->str() + "\n";
+    }
+    return out;
+  }
+
+ private:
+  void index() {
+    for (auto& v : pdict_) v.clear();
+    for (uint32_t i = 0; i < rules_.size(); i++)
+      for (size_t o = 0; o < num_ops; o++)
+        if (rules_[i].root_ops.has(Ops(o))) pdict_[o].push_back(i);
+  }
+  std::vector<Rule> rules_;
+  std::array<std::vector<uint32_t>, num_ops> pdict_;
+};
+
+}  // namespace graft

@@ -1,0 +1,222 @@
+// graph_rewrite: tinygrad's unified_rewrite driver (ops.py RewriteContext), iterative with an explicit stack.
+//   - default mode: a rule runs on a node AFTER its children are rewritten (post-order); results and rebuilt parents
+//     go through the whole process again until nothing changes (every output node is a fixed point).
+//   - {.bottom_up = true}: tinygrad's naming trap: the rule runs on a node BEFORE its children (pre-order), repeatedly
+//     until it stops matching; throwing BottomUpGate from such a rule stops the descent below that node.
+//   - {.walk = true}: one pass, no fixed point, no re-traversal of replacements (MLIR's walk driver).
+// The memo is per call. Loop guard: tinygrad stops at a fixed stack of 250000 entries, which would also reject a
+// legitimately 10^6-deep graph; here the limit grows with the number of distinct nodes placed on the stack, so only
+// rewrites that cycle without building new graph (3 -> 4 -> 3) trip it, with a graft::Error.
+#pragma once
+#include <unordered_map>
+
+#include "graft/pattern/matcher.hpp"
+
+namespace graft {
+
+struct RewriteOptions {
+  bool bottom_up = false;    // tinygrad bottom_up=True: rules fire on a node before its children
+  bool walk = false;         // single pass, no fixed point
+  bool enter_calls = false;  // also rewrite the bodies of CALL/FUNCTION
+  const PatternMatcher* bpm = nullptr;  // an extra pre-order matcher used together with a post-order one
+  size_t stack_limit = 250000;
+};
+
+namespace detail {
+
+inline bool is_opaque_call(const UOp& n) {
+  if (n.op() == Ops::FUNCTION) return true;
+  if (n.op() != Ops::CALL || n.nsrc() == 0) return false;
+  Ops b = n.src(0).op();
+  return b == Ops::SINK || b == Ops::PROGRAM || b == Ops::LINEAR || b == Ops::COPY || b == Ops::CUSTOM_FUNCTION;
+}
+
+// _rebuild_dtype: re-infer only when a child's dtype changed (Invalid children are ignored)
+inline DType rebuild_dtype(const UOp& n, std::span<const UOp> new_src) {
+  bool same = true;
+  for (size_t i = 0; i < new_src.size(); i++)
+    same &= n.src(i).dtype() == new_src[i].dtype() || new_src[i].base().is_invalid();
+  if (same) return n.dtype();
+  try {
+    DType d = UOp::infer_dtype(n.op(), new_src, n.arg());
+    return d == dtypes::void_ && n.dtype() != dtypes::void_ ? n.dtype() : d;
+  } catch (const Error&) {
+    return n.dtype();
+  }
+}
+
+template <class PM, class BPM> class RewriteContext {
+ public:
+  RewriteContext(const PM* pm, const BPM* bpm, CtxRef ctx, const RewriteOptions& o) : pm_(pm), bpm_(bpm), ctx_(ctx), opt_(o) {}
+
+  UOp unified(const UOp& root) {
+    struct Entry { UOp n; int stage; UOp new_n; };
+    std::vector<Entry> stack{{root, 0, root}};
+    std::unordered_set<UOp> on_stack{root};
+    std::unordered_map<UOp, std::vector<Entry>> waitlist;
+    auto finish = [&](const UOp& n, const UOp& r) {
+      replace_.emplace(n, r);
+      if (auto it = waitlist.find(n); it != waitlist.end()) {
+        for (Entry& e : it->second) stack.push_back(std::move(e));
+        waitlist.erase(it);
+      }
+    };
+    while (!stack.empty()) {
+      if (stack.size() > opt_.stack_limit + 2 * on_stack.size())
+        throw Error("infinite loop in graph_rewrite (stack too big): a rule set keeps rewriting without converging");
+      Entry e = std::move(stack.back());
+      stack.pop_back();
+      if (replace_.count(e.n)) continue;
+      if (e.stage == 0) {
+        UOp new_n = e.n;
+        if (bpm_) {
+          UOp test_n = e.n;
+          std::unordered_set<UOp> seen;
+          bool gated = false;
+          try {
+            while (test_n) {
+              if (!seen.insert(test_n).second) throw Error("infinite loop in fixed_point_rewrite (bottom-up rules cycle)");
+              new_n = test_n;
+              test_n = cached_bpm(test_n);
+            }
+          } catch (const BottomUpGate&) {
+            gated = true;
+          }
+          if (gated) { finish(e.n, test_n); continue; }
+        }
+        stack.push_back({e.n, 1, new_n});
+        if (!opt_.enter_calls && is_opaque_call(new_n)) replace_.emplace(new_n.src(0), new_n.src(0));
+        for (size_t i = new_n.nsrc(); i-- > 0;) {
+          const UOp& x = new_n.src(i);
+          if (!on_stack.insert(x).second) continue;
+          stack.push_back({x, 0, x});
+        }
+      } else if (e.stage == 1) {
+        std::vector<UOp> tmp;
+        tmp.reserve(e.new_n.nsrc());
+        bool ready = true;
+        for (const UOp& x : e.new_n.src()) {
+          auto it = replace_.find(x);
+          if (it == replace_.end()) {
+            waitlist[x].push_back(e);
+            ready = false;
+            break;
+          }
+          tmp.push_back(it->second);
+        }
+        if (!ready) continue;
+        UOp next;
+        if (std::equal(tmp.begin(), tmp.end(), e.new_n.src().begin())) {
+          if (!pm_ || !(next = pm_->rewrite(e.new_n, ctx_))) { finish(e.n, e.new_n); continue; }
+        } else {
+          next = UOp::make(e.new_n.op(), rebuild_dtype(e.new_n, tmp), tmp, e.new_n.arg(), e.new_n.tag());
+        }
+        stack.push_back({e.n, 2, next});
+        stack.push_back({next, 0, next});
+      } else {
+        auto it = replace_.find(e.new_n);
+        if (it == replace_.end()) waitlist[e.new_n].push_back(e);
+        else finish(e.n, UOp(it->second));
+      }
+    }
+    return replace_.at(root);
+  }
+
+  UOp walk(const UOp& root) {
+    std::vector<std::pair<UOp, bool>> stack{{root, false}};
+    while (!stack.empty()) {
+      auto [n, processed] = std::move(stack.back());
+      stack.pop_back();
+      if (replace_.count(n)) continue;
+      if (!processed) {
+        if (bpm_) {
+          if (UOp r = cached_bpm(n)) { replace_.emplace(n, r); continue; }
+        }
+        stack.push_back({n, true});
+        if (!opt_.enter_calls && is_opaque_call(n)) replace_.emplace(n.src(0), n.src(0));
+        for (size_t i = n.nsrc(); i-- > 0;)
+          if (!replace_.count(n.src(i))) stack.push_back({n.src(i), false});
+      } else {
+        std::vector<UOp> new_src;
+        new_src.reserve(n.nsrc());
+        for (const UOp& x : n.src()) {
+          auto it = replace_.find(x);
+          new_src.push_back(it == replace_.end() ? x : it->second);
+        }
+        UOp new_n = std::equal(new_src.begin(), new_src.end(), n.src().begin())
+                        ? n : UOp::make(n.op(), rebuild_dtype(n, new_src), new_src, n.arg(), n.tag());
+        if (pm_) {
+          if (UOp r = pm_->rewrite(new_n, ctx_)) new_n = r;
+        }
+        replace_.emplace(n, new_n);
+      }
+    }
+    auto it = replace_.find(root);
+    return it == replace_.end() ? root : it->second;
+  }
+
+ private:
+  UOp cached_bpm(const UOp& x) {
+    if (auto it = bpm_cache_.find(x); it != bpm_cache_.end()) return it->second;
+    UOp r = bpm_->rewrite(x, ctx_);
+    bpm_cache_.emplace(x, r);
+    return r;
+  }
+  const PM* pm_;
+  const BPM* bpm_;
+  CtxRef ctx_;
+  RewriteOptions opt_;
+  std::unordered_map<UOp, UOp> replace_;
+  std::unordered_map<UOp, UOp> bpm_cache_;
+};
+
+template <class PM> UOp run_rewrite(const UOp& root, const PM& pm, CtxRef ctx, const RewriteOptions& o) {
+  if (o.bottom_up) {
+    RewriteContext<PM, PM> rc(nullptr, &pm, ctx, o);
+    return o.walk ? rc.walk(root) : rc.unified(root);
+  }
+  if (o.bpm) {
+    RewriteContext<PM, PatternMatcher> rc(&pm, o.bpm, ctx, o);
+    return o.walk ? rc.walk(root) : rc.unified(root);
+  }
+  RewriteContext<PM, PM> rc(&pm, nullptr, ctx, o);
+  return o.walk ? rc.walk(root) : rc.unified(root);
+}
+
+}  // namespace detail
+
+// Any type with `UOp rewrite(const UOp&, const CtxRef&) const` can drive graph_rewrite.
+template <class PM> concept Rewriter = requires(const PM& pm, const UOp& u, const CtxRef& c) {
+  { pm.rewrite(u, c) } -> std::convertible_to<UOp>;
+};
+
+template <Rewriter PM> UOp graph_rewrite(const UOp& root, const PM& pm, RewriteOptions o = {}) {
+  return detail::run_rewrite(root, pm, CtxRef{}, o);
+}
+template <Rewriter PM, class Ctx> requires(!std::is_same_v<std::remove_cvref_t<Ctx>, RewriteOptions>)
+UOp graph_rewrite(const UOp& root, const PM& pm, Ctx& ctx, RewriteOptions o = {}) {
+  return detail::run_rewrite(root, pm, CtxRef(ctx), o);
+}
+
+// substitute: replace nodes by a map, pre-order with a fixed point (a replacement's own subtree is rewritten again;
+// the outermost match wins). walk=true replaces once without revisiting replacements.
+namespace detail {
+struct MapRewriter {
+  const std::unordered_map<UOp, UOp>* map;
+  UOp rewrite(const UOp& u, const CtxRef&) const {
+    auto it = map->find(u);
+    return it == map->end() ? UOp() : it->second;
+  }
+};
+}  // namespace detail
+
+inline UOp UOp::substitute(const std::unordered_map<UOp, UOp>& map, bool walk) const {
+  std::unordered_map<UOp, UOp> clean;
+  for (auto& [k, v] : map)
+    if (!(k == v)) clean.emplace(k, v);
+  if (clean.empty()) return *this;
+  detail::MapRewriter mr{&clean};
+  return detail::run_rewrite(*this, mr, CtxRef{}, RewriteOptions{.bottom_up = true, .walk = walk});
+}
+
+}  // namespace graft

@@ -1,0 +1,474 @@
+// Compile-time UPat: patterns are constexpr expression-template values whose *types* carry the structure (root op
+// set, names as fixed_string NTTPs, source form), so each rule instantiates straight-line matching code. Runtime
+// payloads are tiny (dtype mask, arg value). Semantics are tinygrad's UPat (see reference/tinygrad_core.md §4):
+//   src forms: none (any children) / ordered (tuple, exact length or prefix with any_len) / permuted (list: every
+//   permutation, itertools order) / repeat (every child matches one pattern); pat::any = alternatives; a repeated name
+//   must bind the same node (pointer compare, thanks to hash-consing).
+// Permutations and alternatives are runtime "choice points" (slinky style): the rule is re-run with the next choice
+// vector, enumerated in the same lexicographic order as tinygrad's list of matches, so "first result wins" agrees.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <string_view>
+#include <utility>
+
+#include "graft/core/uop.hpp"
+
+namespace graft {
+
+// A string usable as a template argument: pat::var<"x">.
+template <size_t N> struct fixed_string {
+  char data[N]{};
+  constexpr fixed_string(const char (&s)[N]) { std::copy_n(s, N, data); }
+  constexpr std::string_view view() const { return {data, N - 1}; }
+  constexpr size_t size() const { return N - 1; }
+};
+
+namespace pat {
+
+// ---- payloads --------------------------------------------------------------------------------------------------
+// A constexpr-friendly arg constraint with Python `==` semantics for numbers (0 == 0.0 == False).
+struct ArgMatch {
+  enum Kind : uint8_t { None, Int, Float, Bool, Invalid_, DType_, Op_, Axis_ } kind = None;
+  int64_t i = 0;
+  double d = 0;
+  constexpr ArgMatch() = default;
+  constexpr ArgMatch(int v) : kind(Int), i(v) {}
+  constexpr ArgMatch(long v) : kind(Int), i(v) {}
+  constexpr ArgMatch(long long v) : kind(Int), i(v) {}
+  constexpr ArgMatch(double v) : kind(Float), d(v) {}
+  constexpr ArgMatch(bool v) : kind(Bool), i(v) {}
+  constexpr ArgMatch(InvalidT) : kind(Invalid_) {}
+  constexpr ArgMatch(DType t) : kind(DType_), i(t.index()) {}
+  constexpr ArgMatch(Ops o) : kind(Op_), i(int64_t(o)) {}
+  constexpr ArgMatch(AxisType a) : kind(Axis_), i(int64_t(a)) {}
+  constexpr bool any() const { return kind == None; }
+  Arg to_arg() const {
+    switch (kind) {
+      case Int: return Arg(i);
+      case Float: return Arg(d);
+      case Bool: return Arg(i != 0);
+      case Invalid_: return Arg(Invalid);
+      case DType_: return Arg(DType(DTypeId(i)));
+      case Op_: return Arg(Ops(i));
+      case Axis_: return Arg(AxisType(i));
+      default: return Arg();
+    }
+  }
+  bool matches(const Arg& a) const {
+    switch (kind) {
+      case None: return true;
+      case Int: case Bool:
+        if (a.is<int64_t>()) return a.get<int64_t>() == i;
+        if (a.is<bool>()) return int64_t(a.get<bool>()) == i;
+        if (a.is<double>()) return a.get<double>() == double(i);
+        return false;
+      case Float:
+        if (a.is<double>()) return a.get<double>() == d || (d != d && a.get<double>() != a.get<double>());
+        if (a.is<int64_t>() || a.is<bool>()) return double(a.as_int()) == d;
+        return false;
+      case Invalid_: return a.is<InvalidT>();
+      case DType_: return a.is<DType>() && a.get<DType>().index() == i;
+      case Op_: return a.is<Ops>() && int64_t(a.get<Ops>()) == i;
+      case Axis_: return a.is<AxisType>() && int64_t(a.get<AxisType>()) == i;
+    }
+    return false;
+  }
+  constexpr bool same(const ArgMatch& o) const { return kind == o.kind && i == o.i && (d == o.d || (d != d && o.d != o.d)); }
+};
+
+// ---- structure ------------------------------------------------------------------------------------------------
+// A light tuple (no std::tuple in hot templates).
+template <class... Ps> struct List;
+template <> struct List<> {
+  static constexpr size_t size = 0;
+};
+template <class P, class... Rest> struct List<P, Rest...> {
+  static constexpr size_t size = 1 + sizeof...(Rest);
+  P head;
+  List<Rest...> tail{};
+  template <size_t I> constexpr const auto& get() const {
+    if constexpr (I == 0) return head;
+    else return tail.template get<I - 1>();
+  }
+};
+
+struct NoSrc {};                                                    // src=None: any children
+template <bool AnyLen, class... Ps> struct Ordered { List<Ps...> ps; };  // src=(a, b): in order
+template <class... Ps> struct Permuted {                            // src=[a, b]: any order
+  List<Ps...> ps;
+  bool all_same = false;  // tinygrad tries a single ordering when every element is the same pattern
+};
+template <class P> struct Repeat { P p; };                          // src=UPat: every child matches p
+
+inline constexpr fixed_string<1> no_name{""};
+
+template <OpSet Ops_, fixed_string Name, class Src> struct Pat {
+  static constexpr OpSet ops = Ops_;
+  static constexpr std::string_view name = Name.view();
+  DTypeSet dtypes{};
+  ArgMatch arg_{};
+  ArgMatch tag_{};  // None = any tag
+  Src src{};
+
+  template <class... D> constexpr Pat dtype(D... ds) const { Pat r = *this; r.dtypes = DTypeSet{DType(ds)...}; return r; }
+  constexpr Pat dtype(DTypeSet s) const { Pat r = *this; r.dtypes = s; return r; }
+  constexpr Pat arg(ArgMatch a) const { Pat r = *this; r.arg_ = a; return r; }
+  constexpr Pat tag(ArgMatch a) const { Pat r = *this; r.tag_ = a; return r; }
+  template <fixed_string N> constexpr Pat<Ops_, N, Src> named() const {
+    static_assert(N.view() != "ctx", "a pattern name cannot be 'ctx' (tinygrad reserves it)");
+    return {dtypes, arg_, tag_, src};
+  }
+};
+
+template <fixed_string Name, class... Alts> struct AnyPat {
+  static constexpr std::string_view name = Name.view();
+  List<Alts...> alts;
+  template <fixed_string N> constexpr AnyPat<N, Alts...> named() const { return {alts}; }
+};
+
+template <class T> struct is_pattern_t : std::false_type {};
+template <OpSet O, fixed_string N, class S> struct is_pattern_t<Pat<O, N, S>> : std::true_type {};
+template <fixed_string N, class... A> struct is_pattern_t<AnyPat<N, A...>> : std::true_type {};
+template <class T> concept Pattern = is_pattern_t<std::remove_cvref_t<T>>::value;
+
+// ---- vocabulary -----------------------------------------------------------------------------------------------
+template <fixed_string N> inline constexpr Pat<OpSet{}, N, NoSrc> var{};
+template <fixed_string N> inline constexpr Pat<OpSet{Ops::CONST}, N, NoSrc> cvar{};
+inline constexpr Pat<OpSet{}, no_name, NoSrc> wild{};  // UPat() / UPat.var() without a name
+
+// a CONST with this arg (tinygrad UPat.const(v)); also how scalars in operator sugar become patterns
+constexpr Pat<OpSet{Ops::CONST}, no_name, NoSrc> const_(ArgMatch v) { return {DTypeSet{}, v, ArgMatch{}, NoSrc{}}; }
+
+template <Pattern... Ps> constexpr Permuted<std::remove_cvref_t<Ps>...> perm(Ps... ps);
+template <Pattern... Ps> constexpr Ordered<true, Ps...> prefix(Ps... ps) { return {List<Ps...>{ps...}}; }  // allow_any_len
+template <Pattern P> constexpr Repeat<P> each(P p) { return {p}; }
+
+namespace detail {
+template <class A, class B> constexpr bool same_pattern(const A&, const B&) { return false; }
+template <OpSet O, fixed_string N, class S> constexpr bool same_pattern(const Pat<O, N, S>& a, const Pat<O, N, S>& b);
+template <class... Ps> constexpr bool same_list(const List<Ps...>& a, const List<Ps...>& b) {
+  if constexpr (sizeof...(Ps) == 0) return true;
+  else return same_pattern(a.head, b.head) && same_list(a.tail, b.tail);
+}
+template <class S> constexpr bool same_src(const S& a, const S& b) {
+  if constexpr (std::is_same_v<S, NoSrc>) return true;
+  else if constexpr (requires { a.p; }) return same_pattern(a.p, b.p);
+  else return same_list(a.ps, b.ps);
+}
+template <OpSet O, fixed_string N, class S> constexpr bool same_pattern(const Pat<O, N, S>& a, const Pat<O, N, S>& b) {
+  return a.dtypes == b.dtypes && a.arg_.same(b.arg_) && a.tag_.same(b.tag_) && same_src(a.src, b.src);
+}
+template <class P0, class... Ps> constexpr bool all_same(const P0& p0, const Ps&... ps) {
+  return (same_pattern(p0, ps) && ...);
+}
+}  // namespace detail
+
+template <Pattern... Ps> constexpr Permuted<std::remove_cvref_t<Ps>...> perm(Ps... ps) {
+  static_assert(sizeof...(Ps) >= 1 && sizeof...(Ps) <= 5, "a permuted source list holds 1 to 5 patterns");
+  Permuted<std::remove_cvref_t<Ps>...> r{List<Ps...>{ps...}};
+  r.all_same = detail::all_same(ps...);
+  return r;
+}
+
+// pat::op<Ops::ADD>(a, b) ordered sources; pat::op<Ops::ADD>() any sources; pat::op<Ops::ADD>(perm(a, b)) / each(p)
+// / prefix(a, ...) for the other forms. pat::ops<GroupOp::ALU>(...) takes an op set.
+template <OpSet S, class... Args> constexpr auto ops(Args... args) {
+  static_assert(!S.empty(), "a pattern op set cannot be empty");
+  if constexpr (sizeof...(Args) == 0) return Pat<S, no_name, NoSrc>{};
+  else if constexpr (sizeof...(Args) == 1 && !(Pattern<Args> && ...)) return Pat<S, no_name, Args...>{{}, {}, {}, args...};
+  else {
+    static_assert((Pattern<Args> && ...), "pat::op sources must be patterns (or one perm()/each()/prefix() form)");
+    return Pat<S, no_name, Ordered<false, Args...>>{{}, {}, {}, {List<Args...>{args...}}};
+  }
+}
+template <Ops... O> constexpr auto op(auto... args) { return ops<OpSet{O...}>(args...); }
+
+template <fixed_string N = no_name, Pattern... Alts> constexpr AnyPat<N, Alts...> any(Alts... alts) {
+  static_assert(sizeof...(Alts) >= 1 && sizeof...(Alts) <= 8, "pat::any takes 1 to 8 alternatives");
+  return {List<Alts...>{alts...}};
+}
+
+// ---- operator sugar with tinygrad's meaning (mixin/elementwise.py on UPat) -----------------------------------
+namespace detail {
+template <class T> constexpr auto lift(const T& x) {
+  if constexpr (Pattern<T>) return x;
+  else return const_(ArgMatch(x));
+}
+template <class P> constexpr DTypeSet dtypes_of(const P& p) {
+  if constexpr (requires { p.dtypes; }) return p.dtypes;
+  else return DTypeSet{};
+}
+// UPat.alu: commutative ops get a permuted list, others a tuple; dtype is the LAST operand's (bool for compares)
+template <Ops O, class... Ps> constexpr auto alu(Ps... ps) {
+  DTypeSet dt = (O == Ops::CMPLT || O == Ops::CMPNE || O == Ops::CMPEQ) ? DTypeSet(dtypes::bool_) : (DTypeSet{}, ..., dtypes_of(ps));
+  if constexpr (GroupOp::Commutative.has(O)) {
+    auto src = perm(ps...);
+    return Pat<OpSet{O}, no_name, decltype(src)>{dt, {}, {}, src};
+  } else {
+    return Pat<OpSet{O}, no_name, Ordered<false, Ps...>>{dt, {}, {}, {List<Ps...>{ps...}}};
+  }
+}
+template <class A, class B> concept SugarPair = (Pattern<A> || Pattern<B>) &&
+    (Pattern<A> || std::is_arithmetic_v<A>) && (Pattern<B> || std::is_arithmetic_v<B>);
+}  // namespace detail
+
+#define GRAFT_PAT_BINOP(sym, OP)                                                                              \
+  template <class A, class B> requires detail::SugarPair<A, B> constexpr auto operator sym(const A& a, const B& b) { \
+    return detail::alu<Ops::OP>(detail::lift(a), detail::lift(b));                                             \
+  }
+GRAFT_PAT_BINOP(+, ADD)
+GRAFT_PAT_BINOP(*, MUL)
+GRAFT_PAT_BINOP(%, FLOORMOD)
+GRAFT_PAT_BINOP(^, XOR)
+GRAFT_PAT_BINOP(&, AND)
+GRAFT_PAT_BINOP(|, OR)
+GRAFT_PAT_BINOP(<<, SHL)
+GRAFT_PAT_BINOP(>>, SHR)
+GRAFT_PAT_BINOP(<, CMPLT)
+GRAFT_PAT_BINOP(!=, CMPNE)
+#undef GRAFT_PAT_BINOP
+
+template <Pattern A> constexpr auto operator-(const A& a) { return detail::alu<Ops::MUL>(a, const_(-1)); }
+template <class A, class B> requires detail::SugarPair<A, B> constexpr auto operator-(const A& a, const B& b) {
+  return detail::alu<Ops::ADD>(detail::lift(a), -detail::lift(b));
+}
+template <class A, class B> requires detail::SugarPair<A, B> constexpr auto operator>(const A& a, const B& b) {
+  return detail::alu<Ops::CMPLT>(detail::lift(b), detail::lift(a));
+}
+template <Pattern A> constexpr auto logical_not(const A& a) { return detail::alu<Ops::CMPNE>(a, const_(true)); }
+template <class A, class B> requires detail::SugarPair<A, B> constexpr auto operator>=(const A& a, const B& b) {
+  return logical_not(detail::lift(a) < detail::lift(b));
+}
+template <class A, class B> requires detail::SugarPair<A, B> constexpr auto operator<=(const A& a, const B& b) {
+  return logical_not(detail::lift(b) < detail::lift(a));
+}
+template <class A, class B> requires detail::SugarPair<A, B> constexpr auto ne(const A& a, const B& b) { return detail::lift(a) != detail::lift(b); }
+template <class A, class B> requires detail::SugarPair<A, B> constexpr auto eq(const A& a, const B& b) { return logical_not(ne(a, b)); }
+template <class A, class B> requires detail::SugarPair<A, B> constexpr auto maximum(const A& a, const B& b) {
+  return detail::alu<Ops::MAX>(detail::lift(a), detail::lift(b));
+}
+template <class A, class B> requires detail::SugarPair<A, B> constexpr auto floordiv(const A& a, const B& b) {
+  return detail::alu<Ops::FLOORDIV>(detail::lift(a), detail::lift(b));
+}
+template <Pattern A> constexpr auto reciprocal(const A& a) { return Pat<OpSet{Ops::RECIPROCAL}, no_name, Ordered<false, A>>{detail::dtypes_of(a), {}, {}, {List<A>{a}}}; }
+template <class A, class B> requires detail::SugarPair<A, B> constexpr auto operator/(const A& a, const B& b) {
+  return detail::lift(a) * reciprocal(detail::lift(b));
+}
+template <Pattern C, class T, class F> constexpr auto where(const C& c, const T& t, const F& f) {
+  return detail::alu<Ops::WHERE>(c, detail::lift(t), detail::lift(f));
+}
+#define GRAFT_PAT_UNARY(fn, OP) \
+  template <Pattern A> constexpr auto fn(const A& a) { return Pat<OpSet{Ops::OP}, no_name, Ordered<false, A>>{detail::dtypes_of(a), {}, {}, {List<A>{a}}}; }
+GRAFT_PAT_UNARY(sqrt, SQRT)
+GRAFT_PAT_UNARY(exp2, EXP2)
+GRAFT_PAT_UNARY(log2, LOG2)
+GRAFT_PAT_UNARY(sin, SIN)
+GRAFT_PAT_UNARY(trunc, TRUNC)
+#undef GRAFT_PAT_UNARY
+// x.cast(dtype) / x.bitcast(dtype): dtype constraint on the CAST node (any dtype when none is given)
+template <Pattern A, class... D> constexpr auto cast(const A& a, D... ds) {
+  return Pat<OpSet{Ops::CAST}, no_name, Ordered<false, A>>{DTypeSet{DType(ds)...}, {}, {}, {List<A>{a}}};
+}
+template <Pattern A, class... D> constexpr auto bitcast(const A& a, D... ds) {
+  return Pat<OpSet{Ops::BITCAST}, no_name, Ordered<false, A>>{DTypeSet{DType(ds)...}, {}, {}, {List<A>{a}}};
+}
+// UPat.or_casted / or_after
+template <fixed_string N, Pattern A> constexpr auto or_casted(const A& a) { return any<N>(a, cast(a)); }
+
+// ---- compile-time analysis ------------------------------------------------------------------------------------
+namespace detail {
+
+inline constexpr size_t kMaxNames = 32;
+struct NameTable {
+  std::array<std::string_view, kMaxNames> names{};
+  size_t count = 0;
+  constexpr void add(std::string_view n) {
+    if (n.empty()) return;
+    for (size_t i = 0; i < count; i++)
+      if (names[i] == n) return;
+    if (count == kMaxNames) throw "a rule binds more than 32 names";
+    names[count++] = n;
+  }
+  constexpr int index(std::string_view n) const {
+    for (size_t i = 0; i < count; i++)
+      if (names[i] == n) return int(i);
+    return -1;
+  }
+};
+
+template <class P> constexpr void collect_names(NameTable& t);
+template <class... Ps> constexpr void collect_list(NameTable& t, List<Ps...>*) { (collect_names<Ps>(t), ...); }
+template <class S> constexpr void collect_src(NameTable& t) {
+  if constexpr (requires { &S::p; }) collect_names<decltype(S::p)>(t);
+  else if constexpr (requires { &S::ps; }) collect_list(t, static_cast<decltype(S::ps)*>(nullptr));
+}
+template <class P> constexpr void collect_names(NameTable& t) {
+  if constexpr (requires { &P::alts; }) {
+    t.add(P::name);
+    collect_list(t, static_cast<decltype(P::alts)*>(nullptr));
+  } else {
+    t.add(P::name);
+    collect_src<decltype(P::src)>(t);
+  }
+}
+template <class P> constexpr NameTable names_of() {
+  NameTable t;
+  collect_names<P>(t);
+  return t;
+}
+template <class P> inline constexpr NameTable names_v = names_of<P>();
+
+
+// early_reject: ops of the direct child patterns that have exactly one op
+template <class P> constexpr OpSet early_reject() {
+  OpSet r;
+  if constexpr (requires { P::ops; }) {
+    using S = decltype(P::src);
+    auto one = [&]<class C>() {
+      if constexpr (requires { C::ops; })
+        if (C::ops.size() == 1) r = r | C::ops;
+    };
+    if constexpr (requires { &S::p; }) one.template operator()<decltype(S::p)>();
+    else if constexpr (requires { &S::ps; }) {
+      [&]<class... Cs>(List<Cs...>*) { (one.template operator()<Cs>(), ...); }(static_cast<decltype(S::ps)*>(nullptr));
+    }
+  }
+  return r;
+}
+
+// nth permutation of k items in lexicographic (itertools.permutations) order
+template <size_t K> constexpr std::array<std::array<uint8_t, K>, [] { size_t f = 1; for (size_t i = 2; i <= K; i++) f *= i; return f; }()>
+    perm_table = [] {
+      constexpr size_t F = [] { size_t f = 1; for (size_t i = 2; i <= K; i++) f *= i; return f; }();
+      std::array<std::array<uint8_t, K>, F> t{};
+      std::array<uint8_t, K> p{};
+      for (size_t i = 0; i < K; i++) p[i] = uint8_t(i);
+      for (size_t n = 0; n < F; n++) {
+        t[n] = p;
+        std::next_permutation(p.begin(), p.end());
+      }
+      return t;
+    }();
+
+}  // namespace detail
+
+// ---- matching -------------------------------------------------------------------------------------------------
+// State of one match attempt plus the choice vector that enumerates permutations/alternatives.
+struct MatchState {
+  static constexpr int kMaxChoices = 48;
+  const UOp* slots[detail::kMaxNames];
+  uint32_t bound = 0;
+  int cursor = 0;    // choice points visited in this attempt
+  int ndigits = 0;   // positions with a chosen digit; later ones read 0
+  uint8_t digits[kMaxChoices];
+  uint8_t radix[kMaxChoices];
+
+  int choose(int k) {
+    int pos = cursor++;
+    if (pos >= kMaxChoices) throw Error("pattern has too many choice points (permutations/alternatives) for one match");
+    radix[pos] = uint8_t(k);
+    return pos < ndigits ? digits[pos] : 0;
+  }
+  void begin_attempt() { bound = 0, cursor = 0; }
+  // odometer over the visited choice points, last visited = least significant (tinygrad's nested-list order)
+  bool next_variant() {
+    for (int j = cursor - 1; j >= 0; j--) {
+      int d = j < ndigits ? digits[j] : 0;
+      if (d + 1 < radix[j]) {
+        for (int k = ndigits; k < j; k++) digits[k] = 0;
+        digits[j] = uint8_t(d + 1);
+        ndigits = j + 1;
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+template <const detail::NameTable& Names, class P> bool match(const P& p, const UOp& u, MatchState& s);
+
+namespace detail {
+template <class S> inline constexpr bool is_prefix = false;
+template <class... Ps> inline constexpr bool is_prefix<Ordered<true, Ps...>> = true;
+
+template <const NameTable& Names, class P> [[gnu::always_inline]] inline bool bind(const UOp& u, MatchState& s) {
+  if constexpr (P::name.empty()) return true;
+  else {
+    constexpr int slot = Names.index(P::name);
+    static_assert(slot >= 0);
+    constexpr uint32_t bit = 1u << slot;
+    if (s.bound & bit) return s.slots[slot]->node() == u.node();
+    s.slots[slot] = &u;
+    s.bound |= bit;
+    return true;
+  }
+}
+
+template <const NameTable& Names, class... Ps, size_t... I>
+[[gnu::always_inline]] inline bool match_ordered(const List<Ps...>& ps, const UOp& u, MatchState& s, std::index_sequence<I...>) {
+  return (match<Names>(ps.template get<I>(), u.src(I), s) && ...);
+}
+// permuted: child i is matched against pattern perm[i], children in order (tinygrad zips uop.src with the permutation)
+template <const NameTable& Names, class... Ps, size_t... I>
+inline bool match_permuted(const List<Ps...>& ps, const uint8_t* perm, const UOp& u, MatchState& s, std::index_sequence<I...>) {
+  for (size_t i = 0; i < sizeof...(Ps); i++) {
+    bool ok = false;
+    ((perm[i] == I ? (ok = match<Names>(ps.template get<I>(), u.src(i), s), true) : false) || ...);
+    if (!ok) return false;
+  }
+  return true;
+}
+template <const NameTable& Names, class... Ps, size_t... I>
+inline bool match_alt(const List<Ps...>& ps, int which, const UOp& u, MatchState& s, std::index_sequence<I...>) {
+  bool ok = false;
+  ((which == int(I) ? (ok = match<Names>(ps.template get<I>(), u, s), true) : false) || ...);
+  return ok;
+}
+}  // namespace detail
+
+template <const detail::NameTable& Names, class P> bool match(const P& p, const UOp& u, MatchState& s) {
+  if constexpr (requires { &P::alts; }) {  // pat::any
+    constexpr size_t n = decltype(p.alts)::size;
+    int which = n == 1 ? 0 : s.choose(int(n));
+    if (!detail::match_alt<Names>(p.alts, which, u, s, std::make_index_sequence<n>{})) return false;
+    return detail::bind<Names, P>(u, s);
+  } else {
+    constexpr OpSet O = P::ops;
+    if constexpr (O.size() == 1) {
+      if (u.op() != O.first()) return false;
+    } else if constexpr (!O.empty()) {
+      if (!O.has(u.op())) return false;
+    }
+    if (!p.dtypes.empty() && !p.dtypes.has(u.dtype())) return false;
+    if (!p.arg_.any() && !p.arg_.matches(u.arg())) return false;
+    if (!p.tag_.any() && !p.tag_.matches(u.tag())) return false;
+    if (!detail::bind<Names, P>(u, s)) return false;
+    using S = decltype(p.src);
+    if constexpr (std::is_same_v<S, NoSrc>) {
+      return true;
+    } else if constexpr (requires { &S::p; }) {  // repeat
+      for (const UOp& c : u.src())
+        if (!match<Names>(p.src.p, c, s)) return false;
+      return true;
+    } else if constexpr (requires { p.src.all_same; }) {  // permuted
+      constexpr size_t n = decltype(p.src.ps)::size;
+      if (u.nsrc() != n) return false;
+      if (n == 1 || p.src.all_same) return detail::match_ordered<Names>(p.src.ps, u, s, std::make_index_sequence<n>{});
+      constexpr auto& table = detail::perm_table<n>;
+      int which = s.choose(int(table.size()));
+      return detail::match_permuted<Names>(p.src.ps, table[size_t(which)].data(), u, s, std::make_index_sequence<n>{});
+    } else {  // ordered
+      constexpr size_t n = decltype(p.src.ps)::size;
+      if constexpr (detail::is_prefix<S>) {
+        if (u.nsrc() < n) return false;
+      } else {
+        if (u.nsrc() != n) return false;
+      }
+      return detail::match_ordered<Names>(p.src.ps, u, s, std::make_index_sequence<n>{});
+    }
+  }
+}
+
+}  // namespace pat
+}  // namespace graft
