@@ -13,3 +13,6 @@
 #include "graft/pattern/matcher.hpp"
 #include "graft/pattern/rewrite.hpp"
 #include "graft/pattern/upat.hpp"
+#include "graft/rules/symbolic.hpp"
+#include "graft/tensor/reference.hpp"
+#include "graft/tensor/tensor.hpp"

@@ -226,7 +226,8 @@ inline std::string Arg::str() const {
         } else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) {
           std::string s = "ParamArg(" + std::to_string(a->slot) + ", dtypes." + std::string(a->dtype.py_name());
           if (a->vmin_vmax) s += ", vmin_vmax=(" + std::to_string(a->vmin_vmax->first) + ", " + std::to_string(a->vmin_vmax->second) + ")";
-          if (a->multiple_of != 1) s += ", multiple_of=" + std::to_string(a->multiple_of);
+          // tinygrad prints multiple_of when it is not None; variables (vmin_vmax set) always carry one
+          if (a->multiple_of != 1 || a->vmin_vmax) s += ", multiple_of=" + std::to_string(a->multiple_of);
           if (!a->name.empty()) s += ", name='" + a->name + "'";
           if (a->addrspace != AddrSpace::GLOBAL) s += ", addrspace=AddrSpace." + std::string(addrspace_names[size_t(a->addrspace)]);
           if (!a->device.empty()) s += ", device='" + a->device + "'";

@@ -104,23 +104,23 @@ constexpr DType weak(DType d) { return is_float(d) ? weakfloat : is_int(d) ? wea
 
 constexpr double min_value(DType d) {
   if (is_int(d) && d != weakint) return is_unsigned(d) ? 0.0 : -std::ldexp(1.0, d.bitsize() - 1);
-  if (is_bool(d)) return 0;
+  if (is_bool(d) || d == void_) return 0;  // tinygrad: void.min is False
   return -std::numeric_limits<double>::infinity();
 }
 constexpr double max_value(DType d) {
   if (is_int(d) && d != weakint) return is_unsigned(d) ? std::ldexp(1.0, d.bitsize()) - 1 : std::ldexp(1.0, d.bitsize() - 1) - 1;
-  if (is_bool(d)) return 1;
+  if (is_bool(d) || d == void_) return 1;  // tinygrad: void.max is True
   return std::numeric_limits<double>::infinity();
 }
 // Integer bounds (weakint is unbounded mathematically; we clamp it to int64).
 constexpr int64_t imin(DType d) {
   if (d == weakint || d == int64) return std::numeric_limits<int64_t>::min();
-  if (is_unsigned(d) || is_bool(d)) return 0;
+  if (is_unsigned(d) || is_bool(d) || d == void_) return 0;  // void: tinygrad's (False, True), no shift by -1
   return -(int64_t(1) << (d.bitsize() - 1));
 }
 constexpr int64_t imax(DType d) {
   if (d == weakint || d == int64 || d == uint64) return std::numeric_limits<int64_t>::max();
-  if (is_bool(d)) return 1;
+  if (is_bool(d) || d == void_) return 1;
   if (is_unsigned(d)) return (int64_t(1) << d.bitsize()) - 1;
   return (int64_t(1) << (d.bitsize() - 1)) - 1;
 }
@@ -236,7 +236,9 @@ inline double float_to_bf16(double x) {
   std::memcpy(&f, &u, 4);
   return f;
 }
-inline double truncate_float(DType d, double x) {
+// noinline: GCC 12.2 at -O2/-O3 SLP-vectorizes two adjacent inlined calls (vmin/vmax of a CAST in core/range.hpp) and
+// drops the (double)(float)x rounding, so an int range [0, 16777219] cast to float32 kept 16777219 (should be 16777220).
+[[gnu::noinline]] inline double truncate_float(DType d, double x) {
   if (d == dtypes::float32) return double(float(x));
   if (d == dtypes::float16) return float_to_half(x);
   if (d == dtypes::bfloat16) return float_to_bf16(x);

@@ -15,8 +15,16 @@ inline std::string arg_repr(Ops op, const Arg& arg) {
     for (size_t i = 0; i < t.size(); i++) s += (i ? ", " : "") + t[i].str();
     return s + ")";
   }
+  // float CONST args are tinygrad ConstFloats: repr is ConstFloat(1.5)
+  if (op == Ops::CONST && arg.is<double>()) {
+    std::string s = "ConstFloat(";  // appended, not "lit" + string&&: GCC 12 -O3 -Wrestrict false positive
+    s += arg.str();
+    return s += ')';
+  }
   return arg.str();
 }
+// tinygrad prints tags with str(): a top-level string tag is not quoted
+inline std::string tag_str(const Arg& tag) { return tag.is<std::string>() ? tag.get<std::string>() : tag.str(); }
 
 // Iterative, so a 10^6-deep chain prints without recursion.
 inline std::string pretty_print(const UOp& root) {
@@ -25,7 +33,9 @@ inline std::string pretty_print(const UOp& root) {
   info[root.node()] = {0, 0, 0};
   {
     std::vector<std::pair<const UOpNode*, size_t>> st{{root.node(), 0}};
-    int64_t next = 1;  // tinygrad: cache.setdefault(s, [len(cache),0,False])[1] += 1; recurse on first use
+    // tinygrad: cache.setdefault(s, [len(cache),0,False])[1] += 1; recurse on first use. The root is not in the cache
+    // during the walk, so the first child is x0.
+    int64_t next = 0;
     while (!st.empty()) {
       auto& [n, i] = st.back();
       if (i == n->nsrc) { st.pop_back(); continue; }
@@ -46,7 +56,7 @@ inline std::string pretty_print(const UOp& root) {
     if (in[1] > 1) out += "x" + std::to_string(in[0]) + ":=";
     out += "UOp(Ops." + std::string(op_name(n->op)) + ", " + dtype_repr(n->dtype) + ", arg=";
     out += arg_repr(n->op, n->arg);
-    if (!n->tag.is_none()) out += ", tag=" + n->tag.str();
+    if (!n->tag.is_none()) out += ", tag=" + tag_str(n->tag);
     out += ", src=(";
     st.push_back({n, d, 0});
   };

@@ -41,7 +41,7 @@ inline std::optional<Shape> broadcast_shapes(Ops op, const std::vector<const Sha
       if (d == o || d == 1) continue;
       if (o == 1) { o = d; continue; }
       std::string msg = std::string(op_name(op)) + ": shapes do not broadcast:";
-      for (auto* t : shapes) msg += " " + shape_str(*t);
+      for (auto* t : shapes) msg += ' ', msg += shape_str(*t);  // not " " + string&&: GCC 12 -O3 -Wrestrict false positive
       throw Error(msg);
     }
   return out;

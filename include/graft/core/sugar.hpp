@@ -76,10 +76,11 @@ template <class A, class B> requires detail::UOpPair<A, B> UOp operator>>(const 
   return detail::binop(Ops::SHR, detail::lift(a), detail::lift(b));
 }
 inline UOp reciprocal(const UOp& a) { return a.alu(Ops::RECIPROCAL); }
+// tinygrad div: promote both, then cast only an int (or bool) numerator to default_float; the reciprocal of an int
+// denominator is already float (a weak one stays weak)
 template <class A, class B> requires detail::UOpPair<A, B> UOp operator/(const A& a, const B& b) {
-  UOp x = detail::lift(a), y = detail::lift(b);
-  if (dtypes::is_int(x.dtype()) && dtypes::is_int(y.dtype())) x = x.cast(dtypes::default_float), y = y.cast(dtypes::default_float);
-  auto [p, q] = detail::broadcasted(x, y);
+  auto [p, q] = detail::broadcasted(detail::lift(a), detail::lift(b));
+  if (dtypes::is_int(p.dtype()) || p.dtype() == dtypes::bool_) p = p.cast(dtypes::default_float);
   return p.alu(Ops::MUL, reciprocal(q));
 }
 template <class A, class B> requires detail::UOpPair<A, B> UOp ne(const A& a, const B& b) {

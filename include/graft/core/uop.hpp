@@ -195,7 +195,8 @@ inline size_t node_key_hash(Ops op, DType dt, std::span<const UOp> src, const Ar
   for (const UOp& s : src) h = (h ^ size_t(s.node())) * 0x9E3779B97F4A7C15ull, h ^= h >> 29;
   h ^= arg.hash() * 0xC2B2AE3D27D4EB4Full;
   if (!tag.is_none()) h ^= tag.hash() * 0x165667B19E3779F9ull;
-  return h ^ (h >> 31);
+  h ^= h >> 33, h *= 0xFF51AFD7ED558CCDull, h ^= h >> 33, h *= 0xC4CEB9FE1A85EC53ull, h ^= h >> 33;  // murmur3 finalizer
+  return h;
 }
 
 // The intern table: 64 shards, each a chained hash table under its own mutex.
@@ -212,7 +213,8 @@ struct Interner {
     static Interner* inst = new Interner();  // leaked on purpose: nodes may be released during static destruction
     return *inst;
   }
-  static Shard& shard_for(size_t h) { return get().shards[(h >> 7) % kShards]; }
+  // shards take the top bits, buckets the low bits, so the two never correlate
+  static Shard& shard_for(size_t h) { return get().shards[h >> 58]; }
 
   static bool same_key(const UOpNode* n, Ops op, DType dt, std::span<const UOp> src, const Arg& arg, const Arg& tag) {
     if (n->op != op || n->dtype != dt || n->nsrc != src.size()) return false;
@@ -378,7 +380,8 @@ inline DType UOp::infer_dtype(Ops op, std::span<const UOp> src, const Arg& arg) 
     case GETADDR: return dtypes::uint64;
     case SHL: case SHR:
       for (const UOp& s : src)
-        if (!dtypes::is_int(s.dtype())) throw Error("shift operands must be int, got dtypes." + std::string(s.dtype().py_name()));
+        if (!dtypes::is_int(s.dtype()))
+          throw Error(std::string(op_name(op)) + ": shift operands must be int, got dtypes." + std::string(s.dtype().py_name()));
       return first();
     case BUFFER: case PARAM:
       if (!arg.is_param()) throw Error(std::string(op_name(op)) + " needs a ParamArg");

@@ -75,19 +75,22 @@ struct UPat {
     match_into(u, std::move(store), res);
     return res;
   }
+  // store.setdefault(name, u) is u
+  bool bind(Store& store, const UOp& u) const {
+    if (name.empty()) return true;
+    if (const UOp* b = lookup(store, name)) return b->node() == u.node();
+    store.emplace_back(name, &u);
+    return true;
+  }
   void match_into(const UOp& u, Store store, std::vector<Store>& out) const {
     if (is_any) {
+      // a named alternative set (pat::any<"n">, lowered) binds the matched node too; tinygrad's UPat.any has no name
+      if (!bind(store, u)) return;
       for (const UPat& alt : src) alt.match_into(u, store, out);
       return;
     }
     if (op && !op->has(u.op())) return;
-    if (!name.empty()) {
-      if (const UOp* b = lookup(store, name)) {
-        if (b->node() != u.node()) return;
-      } else {
-        store.emplace_back(name, &u);
-      }
-    }
+    if (!bind(store, u)) return;
     if (!dtypes.empty() && !dtypes.has(u.dtype())) return;
     if (arg && !arg->py_equal(u.arg())) return;
     if (tag && !tag->py_equal(u.tag())) return;
@@ -109,6 +112,30 @@ struct UPat {
     for (size_t i = 0; i < perm.size(); i++) perm[i] = i;
     do run([&](size_t i) -> const UPat& { return src[perm[i]]; });
     while (std::next_permutation(perm.begin(), perm.end()));
+  }
+
+  // Why does `u` not match? Empty when it matches; otherwise the first mismatch, with its path from the root.
+  std::string explain(const UOp& u, const std::string& path = "uop") const {
+    if (!match(u, {}).empty()) return "";
+    if (is_any) {
+      std::string r = path + ": no alternative matched:";
+      for (const UPat& alt : src) r += "\n  " + alt.explain(u, path);
+      return r;
+    }
+    if (op && !op->has(u.op())) return path + ": op is Ops." + std::string(op_name(u.op())) + ", pattern wants " + str();
+    if (!dtypes.empty() && !dtypes.has(u.dtype())) return path + ": dtype is " + dtype_repr(u.dtype()) + ", pattern wants " + str();
+    if (arg && !arg->py_equal(u.arg())) return path + ": arg is " + u.arg().str() + ", pattern wants " + arg->str();
+    if (tag && !tag->py_equal(u.tag())) return path + ": tag is " + u.tag().str() + ", pattern wants " + tag->str();
+    if (u.nsrc() < required_len() || (strict_length() && u.nsrc() != required_len()))
+      return path + ": has " + std::to_string(u.nsrc()) + " sources, pattern wants " + std::to_string(required_len()) +
+             (strict_length() ? "" : " or more");
+    if (src_kind == SrcKind::Tuple || src_kind == SrcKind::Repeat)
+      for (size_t i = 0; i < (src_kind == SrcKind::Repeat ? u.nsrc() : src.size()); i++) {
+        std::string why = (src_kind == SrcKind::Repeat ? src[0] : src[i]).explain(u.src(i), path + ".src[" + std::to_string(i) + "]");
+        if (!why.empty()) return why;
+      }
+    if (src_kind == SrcKind::List) return path + ": no order of the sources matches " + str();
+    return path + ": names bound twice disagree (a repeated name must be the same node)";
   }
 
   // tinygrad-like printing
@@ -160,9 +187,10 @@ template <class... Ps> std::vector<UPat> lower_list(const List<Ps...>& l);
 template <class P> UPat lower(const P& p) {
   if constexpr (requires { &P::alts; }) {
     UPat r = UPat::any(detail::lower_list(p.alts));
-    if (!P::name.empty()) {  // a named alternative set binds the matched node too: wrap as any(alt.named) per alt
-      for (UPat& a : r.src)
-        if (a.name.empty()) a.name = std::string(P::name);
+    if (!P::name.empty()) {  // a named alternative set binds the matched node too, whatever the alternative binds
+      r.name = std::string(P::name);
+      for (UPat& a : r.src)  // and prints like tinygrad's or_casted(name): any(self.named(name), ...)
+        if (a.name.empty()) a.name = r.name;
     }
     return r;
   } else {

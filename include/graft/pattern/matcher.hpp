@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <source_location>
 #include <typeinfo>
 
@@ -21,7 +22,9 @@ struct CtxRef {
   void* ptr = nullptr;
   const std::type_info* type = nullptr;
   CtxRef() = default;
-  template <class T> explicit CtxRef(T& c) : ptr(&c), type(&typeid(T)) {}
+  // not for CtxRef itself: copying a non-const CtxRef must not wrap it in another CtxRef
+  template <class T> requires(!std::is_same_v<std::remove_cv_t<T>, CtxRef>)
+  explicit CtxRef(T& c) : ptr(&c), type(&typeid(T)) {}
   template <class T> T& get(const char* who = "rule") const {
     if (!ptr) throw Error(std::string(who) + " needs a ctx of type " + typeid(T).name() + " but graph_rewrite got none");
     if (*type != typeid(T))
@@ -97,6 +100,36 @@ inline bool track_match_stats() {
   static const bool on = [] { const char* e = std::getenv("GRAFT_TRACK_MATCH_STATS"); return e && std::atoi(e) > 0; }();
   return on;
 }
+
+namespace detail {
+// With GRAFT_TRACK_MATCH_STATS=1 every rule registers here and the process prints a per-rule table at exit.
+struct StatsRegistry {
+  struct Entry { std::shared_ptr<RuleStats> stats; std::string where, pattern; };
+  std::mutex mu;
+  std::vector<Entry> entries;
+  static StatsRegistry& get() {
+    static StatsRegistry* r = [] {
+      auto* reg = new StatsRegistry();
+      std::atexit([] { get().print(); });
+      return reg;
+    }();
+    return *r;
+  }
+  void add(std::shared_ptr<RuleStats> s, std::string where, std::string pattern) {
+    std::lock_guard<std::mutex> lk(mu);
+    entries.push_back({std::move(s), std::move(where), std::move(pattern)});
+  }
+  void print() {
+    std::lock_guard<std::mutex> lk(mu);
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.stats->ns > b.stats->ns; });
+    std::fprintf(stderr, "graft match stats: matches / tries, time, rule\n");
+    for (const Entry& e : entries)
+      if (e.stats->tries)
+        std::fprintf(stderr, "%8llu / %8llu %10.3f ms  %s  %s\n", (unsigned long long)e.stats->matches.load(),
+                     (unsigned long long)e.stats->tries.load(), double(e.stats->ns.load()) * 1e-6, e.where.c_str(), e.pattern.c_str());
+  }
+};
+}  // namespace detail
 
 // One erased rule: the root ops it applies to, its early-reject set, and both matchers.
 struct Rule {
@@ -177,6 +210,7 @@ Rule rule(P pattern, F fn, std::source_location loc = std::source_location::curr
   r.impl = impl;
   r.upat = std::shared_ptr<const UPat>(impl, &impl->upat);
   r.location = loc;
+  if (track_match_stats()) detail::StatsRegistry::get().add(r.stats, r.where(), r.upat->str());
   return r;
 }
 
@@ -192,6 +226,7 @@ inline Rule dyn_rule(UPat p, std::function<UOp(const DynMatch&, const CtxRef&)> 
   r.impl = impl;
   r.upat = std::shared_ptr<const UPat>(impl, &impl->upat);
   r.location = loc;
+  if (track_match_stats()) detail::StatsRegistry::get().add(r.stats, r.where(), r.upat->str());
   return r;
 }
 
@@ -238,6 +273,17 @@ class PatternMatcher {
   }
   const std::vector<Rule>& rules() const { return rules_; }
   size_t size() const { return rules_.size(); }
+
+  // For each rule whose root op fits `u`: the rule's location and why it does not fire (or "matches").
+  std::string explain(const UOp& u) const {
+    std::string out;
+    for (uint32_t i : pdict_[size_t(u.op())]) {
+      const Rule& r = rules_[i];
+      std::string why = r.early_reject.subset_of(u.src_ops()) ? r.upat->explain(u) : "early reject: a required child op is missing";
+      out += r.where() + ": " + (why.empty() ? "matches" : why) + "\n";
+    }
+    return out.empty() ? "no rule for Ops." + std::string(op_name(u.op())) + "\n" : out;
+  }
 
   // per-rule statistics (GRAFT_TRACK_MATCH_STATS=1), most expensive first
   std::string stats_report() const {

@@ -10,6 +10,7 @@
 #pragma once
 #include <unordered_map>
 
+#include "graft/core/uop_map.hpp"
 #include "graft/pattern/matcher.hpp"
 
 namespace graft {
@@ -52,30 +53,36 @@ template <class PM, class BPM> class RewriteContext {
   UOp unified(const UOp& root) {
     struct Entry { UOp n; int stage; UOp new_n; };
     std::vector<Entry> stack{{root, 0, root}};
-    std::unordered_set<UOp> on_stack{root};
-    std::unordered_map<UOp, std::vector<Entry>> waitlist;
+    UOpSet on_stack;  // nodes on the stack or already replaced: never placed again
+    on_stack.insert(root);
+    UOpMap<std::vector<Entry>> waitlist;  // nodes waiting for a source to finish
+    size_t waiting = 0;
+    std::vector<UOp> tmp;
     auto finish = [&](const UOp& n, const UOp& r) {
-      replace_.emplace(n, r);
-      if (auto it = waitlist.find(n); it != waitlist.end()) {
-        for (Entry& e : it->second) stack.push_back(std::move(e));
-        waitlist.erase(it);
-      }
+      replace_.try_emplace(n, r);
+      if (waiting)
+        if (auto* w = waitlist.find(n); w && !w->empty()) {
+          waiting -= w->size();
+          for (Entry& e : *w) stack.push_back(std::move(e));
+          w->clear();
+        }
     };
+    auto wait_on = [&](const UOp& x, Entry e) { waitlist[x].push_back(std::move(e)), waiting++; };
     while (!stack.empty()) {
       if (stack.size() > opt_.stack_limit + 2 * on_stack.size())
         throw Error("infinite loop in graph_rewrite (stack too big): a rule set keeps rewriting without converging");
       Entry e = std::move(stack.back());
       stack.pop_back();
-      if (replace_.count(e.n)) continue;
+      if (replace_.contains(e.n)) continue;
       if (e.stage == 0) {
         UOp new_n = e.n;
         if (bpm_) {
           UOp test_n = e.n;
-          std::unordered_set<UOp> seen;
+          UOpSet seen;
           bool gated = false;
           try {
             while (test_n) {
-              if (!seen.insert(test_n).second) throw Error("infinite loop in fixed_point_rewrite (bottom-up rules cycle)");
+              if (!seen.insert(test_n)) throw Error("infinite loop in fixed_point_rewrite (bottom-up rules cycle)");
               new_n = test_n;
               test_n = cached_bpm(test_n);
             }
@@ -85,26 +92,20 @@ template <class PM, class BPM> class RewriteContext {
           if (gated) { finish(e.n, test_n); continue; }
         }
         stack.push_back({e.n, 1, new_n});
-        if (!opt_.enter_calls && is_opaque_call(new_n)) replace_.emplace(new_n.src(0), new_n.src(0));
+        if (!opt_.enter_calls && is_opaque_call(new_n)) replace_.try_emplace(new_n.src(0), new_n.src(0));
         for (size_t i = new_n.nsrc(); i-- > 0;) {
           const UOp& x = new_n.src(i);
-          if (!on_stack.insert(x).second) continue;
-          stack.push_back({x, 0, x});
+          if (on_stack.insert(x)) stack.push_back({x, 0, x});
         }
       } else if (e.stage == 1) {
-        std::vector<UOp> tmp;
-        tmp.reserve(e.new_n.nsrc());
-        bool ready = true;
+        tmp.clear();
+        const UOp* missing = nullptr;
         for (const UOp& x : e.new_n.src()) {
-          auto it = replace_.find(x);
-          if (it == replace_.end()) {
-            waitlist[x].push_back(e);
-            ready = false;
-            break;
-          }
-          tmp.push_back(it->second);
+          const UOp* r = replace_.find(x);
+          if (!r) { missing = &x; break; }
+          tmp.push_back(*r);
         }
-        if (!ready) continue;
+        if (missing) { wait_on(*missing, std::move(e)); continue; }
         UOp next;
         if (std::equal(tmp.begin(), tmp.end(), e.new_n.src().begin())) {
           if (!pm_ || !(next = pm_->rewrite(e.new_n, ctx_))) { finish(e.n, e.new_n); continue; }
@@ -114,60 +115,62 @@ template <class PM, class BPM> class RewriteContext {
         stack.push_back({e.n, 2, next});
         stack.push_back({next, 0, next});
       } else {
-        auto it = replace_.find(e.new_n);
-        if (it == replace_.end()) waitlist[e.new_n].push_back(e);
-        else finish(e.n, UOp(it->second));
+        if (const UOp* r = replace_.find(e.new_n)) finish(e.n, UOp(*r));
+        else { UOp key = e.new_n; wait_on(key, std::move(e)); }
       }
     }
-    return replace_.at(root);
+    // a node left waiting means a replacement contains the node it replaces (tinygrad: KeyError)
+    const UOp* r = replace_.find(root);
+    if (!r) throw Error("graph_rewrite did not finish: a rewrite result contains the node it replaces");
+    return *r;
   }
 
   UOp walk(const UOp& root) {
     std::vector<std::pair<UOp, bool>> stack{{root, false}};
+    std::vector<UOp> new_src;
     while (!stack.empty()) {
       auto [n, processed] = std::move(stack.back());
       stack.pop_back();
-      if (replace_.count(n)) continue;
+      if (replace_.contains(n)) continue;
       if (!processed) {
         if (bpm_) {
-          if (UOp r = cached_bpm(n)) { replace_.emplace(n, r); continue; }
+          if (UOp r = cached_bpm(n)) { replace_.try_emplace(n, r); continue; }
         }
         stack.push_back({n, true});
-        if (!opt_.enter_calls && is_opaque_call(n)) replace_.emplace(n.src(0), n.src(0));
+        if (!opt_.enter_calls && is_opaque_call(n)) replace_.try_emplace(n.src(0), n.src(0));
         for (size_t i = n.nsrc(); i-- > 0;)
-          if (!replace_.count(n.src(i))) stack.push_back({n.src(i), false});
+          if (!replace_.contains(n.src(i))) stack.push_back({n.src(i), false});
       } else {
-        std::vector<UOp> new_src;
-        new_src.reserve(n.nsrc());
+        new_src.clear();
         for (const UOp& x : n.src()) {
-          auto it = replace_.find(x);
-          new_src.push_back(it == replace_.end() ? x : it->second);
+          const UOp* r = replace_.find(x);
+          new_src.push_back(r ? *r : x);
         }
         UOp new_n = std::equal(new_src.begin(), new_src.end(), n.src().begin())
                         ? n : UOp::make(n.op(), rebuild_dtype(n, new_src), new_src, n.arg(), n.tag());
         if (pm_) {
           if (UOp r = pm_->rewrite(new_n, ctx_)) new_n = r;
         }
-        replace_.emplace(n, new_n);
+        replace_.try_emplace(n, new_n);
       }
     }
-    auto it = replace_.find(root);
-    return it == replace_.end() ? root : it->second;
+    const UOp* r = replace_.find(root);
+    return r ? *r : root;
   }
 
  private:
   UOp cached_bpm(const UOp& x) {
-    if (auto it = bpm_cache_.find(x); it != bpm_cache_.end()) return it->second;
+    if (const UOp* r = bpm_cache_.find(x)) return *r;
     UOp r = bpm_->rewrite(x, ctx_);
-    bpm_cache_.emplace(x, r);
+    bpm_cache_.try_emplace(x, r);
     return r;
   }
   const PM* pm_;
   const BPM* bpm_;
   CtxRef ctx_;
   RewriteOptions opt_;
-  std::unordered_map<UOp, UOp> replace_;
-  std::unordered_map<UOp, UOp> bpm_cache_;
+  UOpMap<UOp> replace_;
+  UOpMap<UOp> bpm_cache_;
 };
 
 template <class PM> UOp run_rewrite(const UOp& root, const PM& pm, CtxRef ctx, const RewriteOptions& o) {

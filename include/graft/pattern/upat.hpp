@@ -142,6 +142,8 @@ constexpr Pat<OpSet{Ops::CONST}, no_name, NoSrc> const_(ArgMatch v) { return {DT
 
 template <Pattern... Ps> constexpr Permuted<std::remove_cvref_t<Ps>...> perm(Ps... ps);
 template <Pattern... Ps> constexpr Ordered<true, Ps...> prefix(Ps... ps) { return {List<Ps...>{ps...}}; }  // allow_any_len
+// exactly these sources, in order; exact() with no argument is tinygrad's src=() (matches only a node without sources)
+template <Pattern... Ps> constexpr Ordered<false, Ps...> exact(Ps... ps) { return {List<Ps...>{ps...}}; }
 template <Pattern P> constexpr Repeat<P> each(P p) { return {p}; }
 
 namespace detail {
@@ -172,7 +174,7 @@ template <Pattern... Ps> constexpr Permuted<std::remove_cvref_t<Ps>...> perm(Ps.
 }
 
 // pat::op<Ops::ADD>(a, b) ordered sources; pat::op<Ops::ADD>() any sources; pat::op<Ops::ADD>(perm(a, b)) / each(p)
-// / prefix(a, ...) for the other forms. pat::ops<GroupOp::ALU>(...) takes an op set.
+// / prefix(a, ...) / exact() for the other forms. pat::ops<GroupOp::ALU>(...) takes an op set.
 template <OpSet S, class... Args> constexpr auto ops(Args... args) {
   static_assert(!S.empty(), "a pattern op set cannot be empty");
   if constexpr (sizeof...(Args) == 0) return Pat<S, no_name, NoSrc>{};

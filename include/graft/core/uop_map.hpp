@@ -1,0 +1,83 @@
+// UOpMap: an open-addressing hash map keyed by UOp identity (the node pointer). Keys are held as handles, so a key
+// node stays alive (and its address unique) while it is in the map. Used by the rewrite driver's memo, where
+// std::unordered_map's per-entry allocation dominated.
+#pragma once
+#include <vector>
+
+#include "graft/core/uop.hpp"
+
+namespace graft {
+
+template <class V> class UOpMap {
+ public:
+  struct Slot {
+    UOp key;
+    V value;
+  };
+  explicit UOpMap(size_t expected = 16) { rehash(std::max<size_t>(16, std::bit_ceil(expected * 2))); }
+
+  V* find(const UOp& k) {
+    size_t m = slots_.size() - 1;
+    for (size_t i = hash(k.node()) & m;; i = (i + 1) & m) {
+      Slot& s = slots_[i];
+      if (s.key.empty()) return nullptr;
+      if (s.key == k) return &s.value;
+    }
+  }
+  const V* find(const UOp& k) const { return const_cast<UOpMap*>(this)->find(k); }
+  bool contains(const UOp& k) const { return find(k) != nullptr; }
+  // inserts when absent; returns the value slot and whether it was inserted
+  std::pair<V*, bool> try_emplace(const UOp& k, V v) {
+    if ((size_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
+    size_t m = slots_.size() - 1;
+    for (size_t i = hash(k.node()) & m;; i = (i + 1) & m) {
+      Slot& s = slots_[i];
+      if (s.key.empty()) {
+        s.key = k, s.value = std::move(v), size_++;
+        return {&s.value, true};
+      }
+      if (s.key == k) return {&s.value, false};
+    }
+  }
+  V& operator[](const UOp& k) { return *try_emplace(k, V{}).first; }
+  size_t size() const { return size_; }
+  template <class F> void for_each(F&& f) const {
+    for (const Slot& s : slots_)
+      if (!s.key.empty()) f(s.key, s.value);
+  }
+
+ private:
+  static size_t hash(const void* p) {
+    // nodes are 16-byte aligned and mostly visited in allocation order: keeping nearby nodes in nearby slots is
+    // worth more (cache locality) than scattering them
+    size_t h = reinterpret_cast<size_t>(p) >> 4;
+    return h ^ (h >> 24);
+  }
+  void rehash(size_t n) {
+    std::vector<Slot> old(n);
+    old.swap(slots_);
+    size_t m = n - 1;
+    for (Slot& s : old) {  // move keys and values: no refcount traffic
+      if (s.key.empty()) continue;
+      size_t i = hash(s.key.node()) & m;
+      while (!slots_[i].key.empty()) i = (i + 1) & m;
+      slots_[i] = std::move(s);
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
+// An identity set of UOps (a UOpMap without values).
+class UOpSet {
+ public:
+  bool insert(const UOp& u) { return map_.try_emplace(u, Empty{}).second; }
+  bool contains(const UOp& u) const { return map_.contains(u); }
+  size_t size() const { return map_.size(); }
+
+ private:
+  struct Empty {};
+  UOpMap<Empty> map_;
+};
+
+}  // namespace graft

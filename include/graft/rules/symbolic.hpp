@@ -1,0 +1,1110 @@
+// Symbolic rule sets (tinygrad uop/symbolic.py + uop/divandmod.py): symbolic_simple() and symbolic(), plus
+// UOp::simplify() and UOp::render() (tinygrad uop/render.py's index-expression renderer).
+//
+// What is here (see reference/tinygrad_core.md §8 for the categories):
+//   symbolic_simple: pm_data_invalid (Invalid propagation through gates, gated LOAD/STORE), self folding (x+0, x*1, x^0, x//x, x//1, x//-1, (x^y)^y, (x%y)%y, bool &|, x!=False,
+//     idempotent, !!x, where(x,True,False), cast(bool)!=c, trunc(int)), zero folding (x<x, x%x, x^x, x&0, masks,
+//     x!=x for ints, x*0), constant folding of every ALU op over CONST / CAST(CONST) (exec_alu: Python semantics,
+//     integer results not wrapped, floats rounded by the dtype), bool MUL/ADD/MAX, float division identities,
+//     cast/bitcast cleanup, pow expansion, where folding, fold_add_divmod_recombine.
+//   symbolic: + commutative (weakint canonical order by tinygrad's tuplize) + phase 2 (x|!x, like terms, where
+//     rules incl. fold_where_closure, range facts, max folding, two-stage folding, lt rules, lt_folding, simplex, RANGE%end, cast folding,
+//     (x+c).cast(sint), AFTER/END with one src) + div_and_mod_symbolic (fast rules, fold_divmod_general).
+// Left out: mop_cleanup, bitcast(const), threefry unpacking,
+//   long->int demotion, AFTER dependency flattening, STACK (vector) constants.
+// Integer arithmetic is int64; a fold that would overflow int64 is skipped (Python ints are unbounded).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "graft/core/print.hpp"
+#include "graft/core/range.hpp"
+#include "graft/core/sugar.hpp"
+#include "graft/core/uop.hpp"
+#include "graft/pattern/matcher.hpp"
+#include "graft/pattern/rewrite.hpp"
+#include "graft/pattern/upat.hpp"
+
+namespace graft {
+
+namespace sym {
+
+// ---- integer helpers (Python semantics) ------------------------------------------------------------------------
+inline int64_t pfloordiv(int64_t a, int64_t b) { int64_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
+inline int64_t pfloormod(int64_t a, int64_t b) { return a - pfloordiv(a, b) * b; }
+inline int64_t pgcd(int64_t a, int64_t b) { return std::gcd(a < 0 ? -a : a, b < 0 ? -b : b); }
+
+// ---- exec_alu ----------------------------------------------------------------------------------------------------
+// tinygrad exec_alu(op, dtype, operands, truncate_output=False) on scalars. Returns nullopt when Python would raise
+// (or when an int64 result would overflow).
+inline std::optional<Arg> exec_alu(Ops op, DType dtype, std::span<const Arg> v) {
+  using enum Ops;
+  (void)dtype;
+  bool any_invalid = false;
+  for (const Arg& a : v) any_invalid |= a.is<InvalidT>();
+  if (any_invalid && GroupOp::Binary.has(op)) return Arg(Invalid);
+  if (op == WHERE && v.size() == 3 && v[0].is_number()) return v[0].as_double() != 0 ? v[1] : v[2];
+  for (const Arg& a : v)
+    if (!a.is_number()) return std::nullopt;
+  bool any_float = false, all_bool = true;
+  for (const Arg& a : v) any_float |= a.is<double>(), all_bool &= a.is<bool>();
+  auto D = [&](size_t i) { return v[i].as_double(); };
+  auto I = [&](size_t i) { return v[i].as_int(); };
+  auto truthy = [&](size_t i) { return v[i].as_double() != 0; };
+  switch (op) {
+    // unary (results are floats except NEG / TRUNC on ints)
+    case NEG: if (any_float) return Arg(-D(0)); if (I(0) == INT64_MIN) return std::nullopt; return Arg(-I(0));
+    case TRUNC: if (any_float) return Arg(std::isfinite(D(0)) ? std::trunc(D(0)) : D(0)); return Arg(I(0));
+    case LOG2: { double x = D(0); return Arg(x > 0 ? std::log2(x) : x == 0 ? -INFINITY : NAN); }
+    case EXP2: return Arg(std::exp2(D(0)));
+    case SQRT: { double x = D(0); return Arg(x >= 0 ? std::sqrt(x) : NAN); }
+    case RECIPROCAL: { double x = D(0); return Arg(x != 0 ? 1.0 / x : std::copysign(INFINITY, x)); }
+    case SIN: { double x = D(0); return Arg(std::isinf(x) ? NAN : std::sin(x)); }
+    // comparisons
+    case CMPLT: return Arg(any_float ? D(0) < D(1) : I(0) < I(1));
+    case CMPNE: return Arg(any_float ? D(0) != D(1) : I(0) != I(1));
+    case CMPEQ: return Arg(any_float ? D(0) == D(1) : I(0) == I(1));
+    case WHERE: return truthy(0) ? v[1] : v[2];
+    case MAX: {  // Python max(a, b): b only if b > a
+      bool bgt = (v[0].is<double>() || v[1].is<double>()) ? D(1) > D(0) : I(1) > I(0);
+      return bgt ? v[1] : v[0];
+    }
+    default: break;
+  }
+  if (any_float) {
+    switch (op) {
+      case ADD: return Arg(D(0) + D(1));
+      case SUB: return Arg(D(0) - D(1));
+      case MUL: return Arg(D(0) * D(1));
+      case FDIV: if (D(1) == 0) return std::nullopt; return Arg(D(0) / D(1));
+      case MULACC: return Arg(D(0) * D(1) + D(2));
+      case FLOORDIV: return Arg(D(1) == 0 ? 0.0 : std::floor(D(0) / D(1)));
+      case FLOORMOD: return Arg(D(1) == 0 ? D(0) : D(0) - std::floor(D(0) / D(1)) * D(1));
+      case CDIV: return Arg(D(1) == 0 ? 0.0 : std::trunc(D(0) / D(1)));
+      case CMOD: return Arg(D(1) == 0 ? D(0) : D(0) - std::trunc(D(0) / D(1)) * D(1));
+      case POW: {
+        double r = std::pow(D(0), D(1));
+        if (std::isnan(r) && !std::isnan(D(0)) && !std::isnan(D(1))) return Arg(D(0) > 0 ? INFINITY : -INFINITY);
+        return Arg(r);
+      }
+      default: return std::nullopt;  // bit ops on floats raise in Python
+    }
+  }
+  int64_t a = I(0), b = v.size() > 1 ? I(1) : 0, r = 0;
+  switch (op) {
+    case ADD: if (__builtin_add_overflow(a, b, &r)) return std::nullopt; return Arg(r);
+    case SUB: if (__builtin_sub_overflow(a, b, &r)) return std::nullopt; return Arg(r);
+    case MUL: if (__builtin_mul_overflow(a, b, &r)) return std::nullopt; return Arg(r);
+    case MULACC: if (__builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, I(2), &r)) return std::nullopt; return Arg(r);
+    case XOR: return all_bool ? Arg(bool(a ^ b)) : Arg(a ^ b);
+    case OR: return all_bool ? Arg(bool(a | b)) : Arg(a | b);
+    case AND: return all_bool ? Arg(bool(a & b)) : Arg(a & b);
+    case SHL: if (b < 0 || b > 62 || (a != 0 && (a > (INT64_MAX >> b) || a < (INT64_MIN >> b)))) return std::nullopt; return Arg(a << b);
+    case SHR: if (b < 0) return std::nullopt; return Arg(b > 63 ? (a < 0 ? -1 : 0) : a >> b);
+    case FLOORDIV: if (b == 0) return Arg(int64_t(0)); if (a == INT64_MIN && b == -1) return std::nullopt; return Arg(pfloordiv(a, b));
+    case FLOORMOD: if (b == 0) return Arg(a); if (b == -1) return Arg(int64_t(0)); return Arg(pfloormod(a, b));
+    case CDIV: if (b == 0) return Arg(int64_t(0)); if (a == INT64_MIN && b == -1) return std::nullopt; return Arg(a / b);
+    case CMOD: if (b == 0) return Arg(a); if (b == -1) return Arg(int64_t(0)); return Arg(a % b);
+    case FDIV: if (b == 0) return std::nullopt; return Arg(double(a) / double(b));
+    case POW: {
+      if (b < 0) { if (a == 0) return Arg(INFINITY); return Arg(std::pow(double(a), double(b))); }
+      int64_t acc = 1;
+      for (int64_t i = 0; i < b; i++) {
+        if (__builtin_mul_overflow(acc, a, &acc)) return std::nullopt;
+        if (acc == 0 || acc == 1) break;
+      }
+      return Arg(acc);
+    }
+    default: return std::nullopt;
+  }
+}
+
+// const_arg: the value of a CONST or a CAST of a CONST (STACK constants are not handled)
+inline std::optional<Arg> const_arg(const UOp& u) {
+  if (u.op() == Ops::CONST) return u.arg();
+  if (u.op() == Ops::CAST && u.src(0).op() == Ops::CONST && u.src(0).arg().is_number()) return canonical_const(u.dtype(), u.src(0).arg());
+  return std::nullopt;
+}
+
+inline UOp fold_const_alu(const UOp& a) {
+  if (a.op() == Ops::THREEFRY) return UOp();
+  std::vector<Arg> vals;
+  vals.reserve(a.nsrc());
+  for (const UOp& s : a.src()) {
+    auto c = const_arg(s);
+    if (!c) return UOp();
+    vals.push_back(std::move(*c));
+  }
+  auto r = exec_alu(a.op(), a.dtype(), vals);
+  if (!r) return UOp();
+  return a.const_like(*r);
+}
+
+// ---- structural helpers (tinygrad UOp methods) -------------------------------------------------------------------
+inline bool is_c(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_number(); }
+inline int64_t ival(const UOp& u) { return u.arg().as_int(); }
+inline int64_t imin(const UOp& u) { return u.vmin().as_int(); }
+inline int64_t imax(const UOp& u) { return u.vmax().as_int(); }
+inline UOp cint(int64_t v) { return UOp::const_int(v); }
+
+// split_uop(sep): the leaves of a tree of `sep` nodes, left to right (iterative)
+inline std::vector<UOp> split_uop(const UOp& u, Ops sep) {
+  std::vector<UOp> out;
+  std::vector<const UOp*> st{&u};
+  while (!st.empty()) {
+    const UOp* x = st.back();
+    st.pop_back();
+    if (x->op() == sep) {
+      for (size_t i = x->nsrc(); i-- > 0;) st.push_back(&x->src(i));
+    } else {
+      out.push_back(*x);
+    }
+  }
+  return out;
+}
+
+// pop_const: (x, c) for x op c with a CONST second source, else (self, identity)
+inline std::pair<UOp, int64_t> pop_const(const UOp& u, Ops op = Ops::ADD) {
+  if (u.op() == op && u.nsrc() == 2 && is_c(u.src(1)) && u.src(1).arg().is<int64_t>()) return {u.src(0), ival(u.src(1))};
+  return {u, op == Ops::MUL ? 1 : 0};
+}
+
+inline int64_t const_factor(const UOp& u) {
+  switch (u.op()) {
+    case Ops::CONST: return u.arg().is_number() ? ival(u) : 1;
+    case Ops::ADD: return pgcd(const_factor(u.src(0)), const_factor(u.src(1)));
+    case Ops::MUL:
+      if (is_c(u.src(0))) return ival(u.src(0));
+      if (is_c(u.src(1))) return ival(u.src(1));
+      return 1;
+    case Ops::PARAM: case Ops::BUFFER:
+      if (u.arg().is_param()) return u.arg().param().multiple_of;
+      return 1;
+    default: return 1;
+  }
+}
+
+inline UOp usum(std::span<const UOp> xs) {
+  UOp r = xs[0];
+  for (size_t i = 1; i < xs.size(); i++) r = r + xs[i];
+  return r;
+}
+
+// divides(v): self / v when provably exact, else empty
+inline UOp divides(const UOp& u, int64_t v) {
+  if (v == 1) return u;
+  if (v == 0) return UOp();
+  switch (u.op()) {
+    case Ops::CONST: return u.arg().is_number() && pfloormod(ival(u), v) == 0 ? u.const_like(pfloordiv(ival(u), v)) : UOp();
+    case Ops::ADD: {
+      UOp d0 = divides(u.src(0), v);
+      if (!d0) return UOp();
+      UOp d1 = divides(u.src(1), v);
+      return d1 ? d0 + d1 : UOp();
+    }
+    case Ops::MUL:
+      if (UOp d0 = divides(u.src(0), v)) return d0 * u.src(1);
+      if (UOp d1 = divides(u.src(1), v)) return u.src(0) * d1;
+      return UOp();
+    case Ops::PARAM: case Ops::BUFFER:
+      if (u.arg().is_param() && u.arg().param().multiple_of % v == 0) return floordiv(u, v);
+      return UOp();
+    default: return UOp();
+  }
+}
+
+// collections.Counter over UOps: keys in first-insertion order (elements() order matters for the rebuilt products)
+struct Counter {
+  std::vector<std::pair<UOp, int64_t>> items;
+  explicit Counter(const std::vector<UOp>& xs) { for (const UOp& x : xs) add(x, 1); }
+  void add(const UOp& x, int64_t n) {
+    for (auto& [k, c] : items)
+      if (k == x) { c += n; return; }
+    items.emplace_back(x, n);
+  }
+  int64_t get(const UOp& x) const {
+    for (const auto& [k, c] : items)
+      if (k == x) return c;
+    return 0;
+  }
+  // Counter & Counter: keys of self in order, min counts, positive only
+  Counter operator&(const Counter& o) const {
+    Counter r({});
+    for (const auto& [k, c] : items)
+      if (int64_t m = std::min(c, o.get(k)); m > 0) r.items.emplace_back(k, m);
+    return r;
+  }
+  std::vector<UOp> elements() const {
+    std::vector<UOp> out;
+    for (const auto& [k, c] : items)
+      for (int64_t i = 0; i < c; i++) out.push_back(k);
+    return out;
+  }
+};
+
+inline UOp divide_exact(const UOp& u, const UOp& v) {
+  if (u == v) return u.const_like(1);
+  if (v.op() == Ops::CONST) return divides(u, ival(v));
+  if (u.op() == Ops::ADD) {
+    UOp s0 = divide_exact(u.src(0), v);
+    if (!s0) return UOp();
+    UOp s1 = divide_exact(u.src(1), v);
+    return s1 ? s0 + s1 : UOp();
+  }
+  if (u.op() == Ops::MUL) {
+    auto [fac, c] = pop_const(u, Ops::MUL);
+    auto [dfac, dc] = pop_const(v, Ops::MUL);
+    Counter count(split_uop(fac, Ops::MUL));
+    for (const UOp& e : split_uop(dfac, Ops::MUL)) count.add(e, -1);
+    bool ok = dc != 0 && pfloormod(c, dc) == 0;
+    for (const auto& kc : count.items) ok &= kc.second >= 0;
+    if (ok) {
+      UOp r = u.const_like(pfloordiv(c, dc));
+      for (const UOp& e : count.elements()) r = r * e;
+      return r;
+    }
+  }
+  return UOp();
+}
+
+// UOp.gcd(*uops): common MUL factors times the gcd of the const factors (the const on top)
+inline UOp uop_gcd(std::span<const UOp> uops) {
+  std::optional<Counter> common;
+  int64_t g = 0;
+  for (const UOp& x : uops) {
+    int64_t f = const_factor(x);
+    UOp t = divides(x, f);
+    if (!t) t = x;  // f == 0 (a CONST 0): tinygrad's divides(0) would fail; keep the term
+    g = std::gcd(g, f < 0 ? -f : f);
+    Counter cnt(split_uop(t, Ops::MUL));
+    common = common ? (*common & cnt) : cnt;
+  }
+  UOp r;
+  for (const UOp& c : common->elements()) r = r ? r * c : c;
+  UOp gc = uops[0].const_like(g);
+  return r ? r * gc : gc;
+}
+
+// tinygrad's structural order `tuplize`: (op, arg, dtype, *src)
+inline int arg_cmp(const Arg& a, const Arg& b);
+inline int num_cmp(double x, double y) { return x < y ? -1 : y < x ? 1 : 0; }
+inline int arg_cmp(const Arg& a, const Arg& b) {
+  if (a.is_number() && b.is_number()) {
+    if (a.is<double>() || b.is<double>()) return num_cmp(a.as_double(), b.as_double());
+    int64_t x = a.as_int(), y = b.as_int();
+    return x < y ? -1 : y < x ? 1 : 0;
+  }
+  if (a.value().index() != b.value().index()) return a.value().index() < b.value().index() ? -1 : 1;
+  if (a.is<ArgTuple>()) {
+    const ArgTuple &x = a.tuple(), &y = b.tuple();
+    for (size_t i = 0; i < std::min(x.size(), y.size()); i++)
+      if (int c = arg_cmp(x[i], y[i])) return c;
+    return x.size() < y.size() ? -1 : y.size() < x.size() ? 1 : 0;
+  }
+  if (a.is<std::string>()) return a.get<std::string>().compare(b.get<std::string>()) < 0 ? -1 : a.get<std::string>() == b.get<std::string>() ? 0 : 1;
+  if (a.is<DType>()) return a.get<DType>() < b.get<DType>() ? -1 : b.get<DType>() < a.get<DType>() ? 1 : 0;
+  if (a.is<AxisType>()) return num_cmp(double(a.get<AxisType>()), double(b.get<AxisType>()));
+  if (a.is<Ops>()) return num_cmp(double(a.get<Ops>()), double(b.get<Ops>()));
+  if (a.is_param()) {
+    const ParamArg &x = a.param(), &y = b.param();
+    if (x.slot != y.slot) return x.slot < y.slot ? -1 : 1;
+    if (x.dtype != y.dtype) return x.dtype < y.dtype ? -1 : 1;
+    if (x.vmin_vmax != y.vmin_vmax) return x.vmin_vmax < y.vmin_vmax ? -1 : 1;
+    if (x.multiple_of != y.multiple_of) return x.multiple_of < y.multiple_of ? -1 : 1;
+    if (x.name != y.name) return x.name < y.name ? -1 : 1;
+    if (x.addrspace != y.addrspace) return x.addrspace < y.addrspace ? -1 : 1;
+    return x.device < y.device ? -1 : x.device == y.device ? 0 : 1;
+  }
+  if (a == b) return 0;
+  return a.hash() < b.hash() ? -1 : 1;  // no Python order: any consistent one
+}
+inline int tuplize_cmp(const UOp& a, const UOp& b) {
+  if (a == b) return 0;
+  if (a.op() != b.op()) return a.op() < b.op() ? -1 : 1;
+  if (int c = arg_cmp(a.arg(), b.arg())) return c;
+  if (a.dtype() != b.dtype()) return a.dtype() < b.dtype() ? -1 : 1;
+  for (size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); i++)
+    if (int c = tuplize_cmp(a.src(i), b.src(i))) return c;
+  return a.nsrc() < b.nsrc() ? -1 : a.nsrc() > b.nsrc() ? 1 : 0;
+}
+inline bool tuplize_less(const UOp& a, const UOp& b) { return tuplize_cmp(a, b) < 0; }
+
+// ---- fold_add_divmod_recombine -------------------------------------------------------------------------------------
+inline UOp quotient_base(const UOp& q0, const UOp& base, int64_t div) {
+  auto [q, s] = pop_const(q0);
+  auto [num, a] = pop_const(base);
+  if (q.op() != Ops::FLOORDIV || !is_c(q.src(1))) return UOp();
+  int64_t qd = ival(q.src(1)), D;
+  if (div > 0 && num.op() == Ops::FLOORDIV && is_c(num.src(1)) && qd == ival(num.src(1)) * div) {
+    int64_t c = ival(num.src(1));
+    num = num.src(0), a = a * c, D = c * div;
+  } else if (qd == div) {
+    D = div;
+  } else {
+    return UOp();
+  }
+  auto [x, xa] = pop_const(num);
+  auto [p, pa] = pop_const(q.src(0));
+  int64_t t = xa + a - pa;
+  if (!(p == x) || D == 0 || pfloormod(t, D) != 0) return UOp();
+  int64_t k = pfloordiv(t, D) - s;
+  return k ? base - cint(k * div) : base;
+}
+
+// a term can take part in a recombination only if it is (after popping a const MUL) a FLOORMOD, FLOORDIV or ADD
+inline bool recombine_candidate(const UOp& t) {
+  Ops o = pop_const(t, Ops::MUL).first.op();
+  return o == Ops::FLOORMOD || o == Ops::FLOORDIV || o == Ops::ADD;
+}
+
+// The graph_rewrite driver only reaches an ADD after its sources are fixed points, so a pair inside one source has
+// already been tried there: only pairs across the two sources are searched. When one source is a single term that
+// cannot take part, nothing is walked (this keeps long sums linear).
+inline UOp fold_add_divmod_recombine(const UOp& x) {
+  const UOp &l = x.src(0), &r = x.src(1);
+  if (l.op() != Ops::ADD && !recombine_candidate(l)) return UOp();
+  if (r.op() != Ops::ADD && !recombine_candidate(r)) return UOp();
+  std::vector<UOp> terms = split_uop(l, Ops::ADD);
+  size_t nl = terms.size();
+  for (const UOp& t : split_uop(r, Ops::ADD)) terms.push_back(t);
+  for (size_t i = 0; i < terms.size(); i++) {
+    auto [mod, mul] = pop_const(terms[i], Ops::MUL);
+    if (mod.op() != Ops::FLOORMOD || !is_c(mod.src(1))) continue;
+    UOp base = mod.src(0);
+    int64_t div = ival(mod.src(1));
+    for (size_t j = 0; j < terms.size(); j++) {
+      if ((i < nl) == (j < nl)) continue;
+      auto [q, scale] = pop_const(terms[j], Ops::MUL);
+      if (scale != div * mul) continue;
+      auto finish = [&](UOp b) {
+        std::vector<UOp> all{b * mul};
+        for (size_t k = 0; k < terms.size(); k++)
+          if (k != i && k != j) all.push_back(terms[k]);
+        return usum(all);
+      };
+      if (UOp b = quotient_base(q, base, div)) return finish(b);
+      if (q.op() == Ops::FLOORMOD && is_c(q.src(1)) && ival(q.src(1)) > 0)
+        if (UOp b = quotient_base(q.src(0), base, div)) return finish(b % (div * ival(q.src(1))));
+    }
+  }
+  return UOp();
+}
+
+// ---- fold_where_closure: in cond.where(t, f), cond is True within t and False within f ------------------------------
+inline bool in_slice(const UOp& root, const UOp& target) {  // target in root's backward slice (with self)?
+  if (root == target) return true;
+  std::unordered_set<const UOpNode*> seen{root.node()};
+  std::vector<const UOp*> st{&root};
+  while (!st.empty()) {
+    const UOp* x = st.back();
+    st.pop_back();
+    for (const UOp& s : x->src()) {
+      if (s == target) return true;
+      if (seen.insert(s.node()).second) st.push_back(&s);
+    }
+  }
+  return false;
+}
+inline bool has_op_in_slice(const UOp& root, Ops op) {
+  for (const UOp& u : root.toposort()) if (u.op() == op) return true;
+  return false;
+}
+inline UOp fold_where_closure(const UOp& cond, const UOp& t, const UOp& f) {
+  if (!in_slice(t, cond) && !in_slice(f, cond)) return UOp();
+  // INDEX gates are owned by the valid/store-coalescing machinery, leave them alone
+  if (has_op_in_slice(cond, Ops::INDEX) || has_op_in_slice(t, Ops::INDEX) || has_op_in_slice(f, Ops::INDEX)) return UOp();
+  return where(cond, t.substitute({{cond, UOp::const_(cond.dtype(), true)}}), f.substitute({{cond, UOp::const_(cond.dtype(), false)}}));
+}
+
+// ---- lt folding / simplex -----------------------------------------------------------------------------------------
+inline UOp lt_folding(const UOp& x, int64_t c) {
+  std::vector<UOp> p, np;
+  for (const UOp& u : split_uop(x, Ops::ADD)) (const_factor(u) == 1 ? p : np).push_back(u);
+  if (np.empty()) return UOp();
+  int64_t d = c;
+  for (const UOp& u : np) d = pgcd(d, const_factor(u));
+  if (d <= 1) return UOp();
+  int64_t lo = 0, hi = 0;
+  for (const UOp& u : p) lo = detail::sat_add(lo, imin(u)), hi = detail::sat_add(hi, imax(u));
+  if (!(0 <= lo && hi < d)) return UOp();
+  UOp q = divides(usum(np), d);
+  if (!q) return UOp();
+  return q < pfloordiv(c, d);
+}
+
+inline UOp canonicalize_simplex(const UOp& X) {
+  bool changed = false;
+  std::vector<UOp> ret;
+  for (UOp u : split_uop(X, Ops::ADD)) {
+    if (u.op() == Ops::MUL && is_c(u.src(1)) && u.src(1).arg().as_double() > 0) changed = true, u = u.src(0);
+    if (!(GroupOp::Irreducible.has(u.op()) && u.vmin().as_double() >= 0)) return UOp();
+    ret.push_back(u);
+  }
+  return changed ? usum(ret) : UOp();
+}
+
+// ---- fold_divmod_general (divandmod.py) -----------------------------------------------------------------------------
+inline UOp simplify_sym(const UOp& u);  // graph_rewrite(u, symbolic())
+
+inline UOp fold_divmod_general(const UOp& d) {
+  const bool is_mod = d.op() == Ops::FLOORMOD;
+  const UOp &x = d.src(0), &y = d.src(1);
+  auto mk = [&](const UOp& a, const UOp& b) { return is_mod ? a % b : floordiv(a, b); };
+  if (imin(y) == 0 && imax(y) == 0)
+    throw Error(std::string(is_mod ? "Mod" : "Division") + " by zero trying to rewrite " + std::string(op_name(d.op())) + " node");
+  // x//y is constant
+  UOp xdiv = floordiv(x, y);
+  if (imin(xdiv) == imax(xdiv) && imin(xdiv) != detail::kI64Min && imax(xdiv) != detail::kI64Max)
+    return is_mod ? x - y * imin(xdiv) : xdiv.const_like(imin(xdiv));
+  // PARAM // c is irreducible
+  if (x.op() == Ops::PARAM && is_c(y) && ival(y) != 0 && x.arg().is_param() && x.arg().param().multiple_of % ival(y) == 0)
+    return is_mod ? d.const_like(0) : UOp();
+
+  auto [x_peeled, cst] = pop_const(x);
+  std::vector<UOp> uops_no_const = split_uop(x_peeled, Ops::ADD);
+
+  if (is_c(y) && ival(y) > 0) {
+    const int64_t c = ival(y);
+    // nested_div: (x%(k*c))//c -> (x//c)%k
+    if (!is_mod && x.op() == Ops::FLOORMOD && is_c(x.src(1))) {
+      UOp k = divides(x.src(1), c);
+      if (k && ival(k) > 0) return floordiv(x.src(0), y) % k;
+    }
+    // remove_nested_mod: (a%4 + b)%2 -> (a+b)%2
+    if (is_mod) {
+      std::vector<UOp> new_xs;
+      bool changed = false;
+      for (const UOp& u : uops_no_const) {
+        if (u.op() == Ops::FLOORMOD && divides(u.src(1), c)) new_xs.push_back(u.src(0)), changed = true;
+        else new_xs.push_back(u);
+      }
+      if (changed) return (usum(new_xs) + cst) % y;
+    }
+    // decomposition u = f * t
+    std::vector<UOp> terms;
+    std::vector<int64_t> factors;
+    for (const UOp& u : uops_no_const) {
+      int64_t f = const_factor(u);
+      UOp t = divides(u, f);
+      if (!t) return UOp();  // f == 0: a zero term (not a fixed point yet)
+      terms.push_back(t), factors.push_back(f);
+    }
+    // fold_divmod_congruence
+    std::vector<std::vector<int64_t>> rem_choices;
+    size_t combos = 1;
+    for (int64_t f : factors) {
+      int64_t r = pfloormod(f, c);
+      if (r * 2 == c || terms.size() == 1) rem_choices.push_back({r, r - c});
+      else rem_choices.push_back({std::abs(r) <= std::abs(r - c) ? r : r - c});
+      combos *= rem_choices.back().size();
+    }
+    if (combos <= 4096) {
+      std::vector<size_t> idx(terms.size(), 0);
+      for (size_t n = 0; n < combos; n++) {
+        UOp rem;
+        for (size_t i = 0; i < terms.size(); i++) {
+          int64_t r = rem_choices[i][idx[i]];
+          if (r == 0) continue;
+          UOp t = terms[i] * r;
+          rem = rem ? rem + t : t;
+        }
+        rem = rem ? rem + pfloormod(cst, c) : cint(pfloormod(cst, c));
+        int64_t lo = imin(rem), hi = imax(rem);
+        if (lo != detail::kI64Min && hi != detail::kI64Max && pfloordiv(lo, c) == pfloordiv(hi, c)) {
+          if (is_mod) return rem - pfloordiv(lo, c) * c;
+          UOp out;
+          for (size_t i = 0; i < terms.size(); i++) {
+            int64_t k = (factors[i] - rem_choices[i][idx[i]]) / c;
+            if (k == 0) continue;
+            UOp t = terms[i] * k;
+            out = out ? out + t : t;
+          }
+          int64_t tail = pfloordiv(cst, c) + pfloordiv(lo, c);
+          return out ? out + tail : cint(tail);
+        }
+        for (size_t i = terms.size(); i-- > 0;) {  // odometer, last term fastest (itertools.product)
+          if (++idx[i] < rem_choices[i].size()) break;
+          idx[i] = 0;
+        }
+      }
+    }
+    // gcd_with_remainder
+    int64_t g = c;
+    for (int64_t f : factors) g = pgcd(g, f);
+    if (g > 1) {
+      UOp dx = divides(x_peeled, g);
+      if (dx) {
+        UOp new_x = simplify_sym(dx) + pfloormod(pfloordiv(cst, g), c / g);
+        if (imin(new_x) >= 0) {
+          if (is_mod) return (new_x % (c / g)) * g + pfloormod(cst, g);
+          return floordiv(new_x, c / g) + pfloordiv(cst, c);
+        }
+      }
+    }
+    // nest_by_factor
+    std::vector<int64_t> divs;
+    for (size_t i = 0; i < uops_no_const.size(); i++) {
+      int64_t af = std::abs(factors[i]);
+      if (uops_no_const[i].op() != Ops::CONST && 1 < af && af < c && c % af == 0 &&
+          std::find(divs.begin(), divs.end(), af) == divs.end())
+        divs.push_back(af);
+    }
+    std::sort(divs.begin(), divs.end());
+    UOp best;
+    size_t best_n = SIZE_MAX;
+    for (int64_t dv : divs) {
+      UOp newxs = fold_divmod_general(floordiv(x, dv));
+      if (!newxs) continue;
+      if (!is_mod) {
+        UOp r = floordiv(newxs, c / dv);
+        size_t n = r.toposort().size();
+        if (n < best_n) best = r, best_n = n;
+      } else if (imin(x) >= 0 && imin(newxs) >= 0) {
+        UOp b;
+        for (size_t i = 0; i < terms.size(); i++)
+          if (int64_t fm = pfloormod(factors[i], dv)) { UOp t = terms[i] * fm; b = b ? b + t : t; }
+        if (pfloormod(cst, dv)) b = b ? b + pfloormod(cst, dv) : cint(pfloormod(cst, dv));
+        if (!b) b = x.const_like(0);
+        if (0 <= imin(b) && imax(b) < dv) {
+          UOp r = (newxs % (c / dv)) * dv + b;
+          size_t n = r.toposort().size();
+          if (n < best_n) best = r, best_n = n;
+        }
+      }
+    }
+    if (best) return best;
+  }
+
+  // ** variable denominator / fallback rules **
+  std::vector<UOp> all_uops = split_uop(x, Ops::ADD);
+  std::vector<UOp> gargs = all_uops;
+  gargs.push_back(y);
+  UOp gcd = simplify_sym(uop_gcd(gargs));
+  if (!(is_c(gcd) && ival(gcd) == 1)) {
+    if (is_c(gcd) && ival(gcd) == 0) return UOp();
+    UOp xe = divide_exact(x, gcd), ye = divide_exact(y, gcd);
+    if (xe && ye) {
+      UOp ret = mk(xe, ye);
+      return is_mod ? ret * gcd : ret;
+    }
+    return UOp();
+  }
+  // factor_remainder: (d*x+y)//d -> x+y//d
+  if (imin(y) < 0 || imin(x) < 0) return UOp();
+  std::vector<UOp> quo, rem;
+  for (const UOp& u : all_uops) {
+    if (UOp q = divide_exact(u, y)) { quo.push_back(q); continue; }
+    if (is_c(y)) {
+      int64_t cf = const_factor(u), yv = ival(y);
+      if (pfloormod(cf, yv) != cf) {
+        UOp t = divides(u, cf);
+        if (t) {
+          rem.push_back(t * pfloormod(cf, yv));
+          quo.push_back(is_mod ? u.const_like(0) : t * pfloordiv(cf, yv));
+          continue;
+        }
+      }
+    }
+    rem.push_back(u);
+  }
+  if (quo.empty()) return UOp();
+  UOp new_x = rem.empty() ? x.const_like(0) : usum(rem) + 0;
+  if (imin(new_x) < 0) return UOp();
+  return is_mod ? new_x % y : floordiv(new_x, y) + usum(quo);
+}
+
+}  // namespace sym
+
+// ---- the rule tables --------------------------------------------------------------------------------------------
+namespace sym_pats {
+namespace p = pat;
+inline constexpr auto x = p::var<"x">;
+inline constexpr auto y = p::var<"y">;
+inline constexpr auto z = p::var<"z">;
+inline constexpr auto c = p::cvar<"c">;
+inline constexpr auto c0 = p::cvar<"c0">;
+inline constexpr auto c1 = p::cvar<"c1">;
+inline constexpr auto c2 = p::cvar<"c2">;
+inline constexpr auto d = p::cvar<"d">;
+inline constexpr auto a = p::var<"a">;
+inline constexpr auto b = p::var<"b">;
+inline constexpr auto t = p::var<"t">;
+inline constexpr auto f = p::var<"f">;
+inline constexpr auto tt = p::var<"tt">;
+inline constexpr auto ff = p::var<"ff">;
+inline constexpr auto val = p::var<"val">;
+inline constexpr auto x2 = p::var<"x2">;
+inline constexpr auto cond = p::var<"cond">;
+inline constexpr DTypeSet ints_w = dtypes::ints | DTypeSet(dtypes::weakint);
+inline constexpr DTypeSet ints_bw = ints_w | DTypeSet(dtypes::bool_);
+inline constexpr auto xb = p::var<"x">.dtype(dtypes::bool_);
+inline constexpr auto yb = p::var<"y">.dtype(dtypes::bool_);
+inline constexpr auto xi = p::var<"x">.dtype(ints_bw);
+inline constexpr auto xw = p::var<"x">.dtype(dtypes::weakint);
+inline constexpr auto ctrue = p::const_(true).dtype(dtypes::bool_);
+inline constexpr auto cfalse = p::const_(false).dtype(dtypes::bool_);
+}  // namespace sym_pats
+
+inline UOp sym_bool(bool v) { return UOp::const_(dtypes::bool_, v); }
+
+// Invalid poisons the value: ops move inside the gate so the Invalid reaches the LOAD/STORE and folds there. This runs
+// before the arithmetic rules so that 0*maybe_invalid does not become 0 (tinygrad pm_data_invalid).
+inline const PatternMatcher& pm_data_invalid() {
+  using namespace sym_pats;
+  static constexpr auto inv = p::const_(Invalid).named<"i">();
+  static constexpr auto gate = p::where(cond, x, inv);
+  static constexpr OpSet unary_cast = GroupOp::Unary | OpSet{Ops::CAST, Ops::BITCAST};
+  static constexpr auto idx = p::op<Ops::INDEX>(p::prefix(p::wild, inv));
+  static const PatternMatcher pm{
+      rule(p::op<Ops::STACK>(p::each(inv)), [](const auto& m) { return m["i"]; }),
+      rule(p::ops<unary_cast>(inv), [](const auto& m) { return m["i"]; }),
+      rule(p::ops<unary_cast>(gate).named<"op">(),
+           [](const auto& m) { UOp s[] = {m[x]}; return where(m[cond], m["op"].with_src(s), m["i"]); }),
+      // binary ops move inside the gate, with Invalid in the false branch
+      rule(p::ops<GroupOp::Binary>(gate, y).named<"alu">(),
+           [](const auto& m) { return where(m[cond], m[x].alu(m["alu"].op(), m[y]), m["i"]); }),
+      rule(p::ops<GroupOp::Binary>(y, gate).named<"alu">(),
+           [](const auto& m) { return where(m[cond], m[y].alu(m["alu"].op(), m[x]), m["i"]); }),
+      rule(p::ops<GroupOp::Binary - GroupOp::Comparison>(p::perm(inv, p::wild)), [](const auto& m) { return m["i"]; }),
+      // an Invalid condition poisons the whole where; a gated Invalid condition lifts the gate out
+      rule(p::where(inv, p::wild, p::wild), [](const auto& m) { return m["i"]; }),
+      rule(p::where(gate, a, b), [](const auto& m) { return where(m[cond], where(m[x], m[a], m[b]), m["i"]); }),
+      // normalize where(cond, Invalid, val) -> where(!cond, val, Invalid)
+      rule(p::where(cond, inv, val),
+           [](const auto& m) { return m[val].is_invalid() ? m["i"] : where(logical_not(m[cond]), m[val], m["i"]); }),
+      // lift Invalid out: a.where(cond.where(x, Invalid), c) -> (!a|cond).where(a.where(x, c), Invalid)
+      rule(p::where(a, gate, p::var<"c">),
+           [](const auto& m) {
+             if (m["c"].is_invalid()) return UOp();
+             return where(logical_not(m[a]) | m[cond], where(m[a], m[x], m["c"]), m["i"]);
+           }),
+      rule(p::where(a, b, gate),
+           [](const auto& m) { return m[b].is_invalid() ? UOp() : where(m[a] | m[cond], where(m[a], m[b], m[x]), m["i"]); }),
+      // fold gated LOAD/STORE
+      rule(p::op<Ops::STORE>(p::any(idx, p::cast(idx)), p::wild), [](const auto&) { return UOp::make(Ops::NOOP, dtypes::void_); }),
+      rule(p::op<Ops::LOAD>(p::prefix(p::any(idx, p::cast(idx)))).named<"x">(),
+           [](const auto& m) { const UOp& l = m[x]; return l.nsrc() > 1 ? l.src(1) : l.const_like(0); }),
+  };
+  return pm;
+}
+
+inline const PatternMatcher& symbolic_simple() {
+  using namespace sym_pats;
+  using sym::is_c;
+  using sym::ival;
+  static const PatternMatcher pm = pm_data_invalid() + PatternMatcher{
+      // ** self folding **
+      rule(x + 0, [](const auto& m) { return m[x]; }),
+      rule(x * 1, [](const auto& m) { return m[x]; }),
+      rule(xi ^ 0, [](const auto& m) { return m[x]; }),
+      rule(p::floordiv(x, x), [](const auto& m) { return m[x].const_like(1); }),
+      rule(p::floordiv(x, 1), [](const auto& m) { return m[x]; }),
+      rule(p::floordiv(x, -1), [](const auto& m) { return -m[x]; }),
+      rule((x ^ y) ^ y, [](const auto& m) { return m[x]; }),
+      rule((p::wild % y).named<"base">() % y, [](const auto& m) { return m["base"]; }),
+      rule(p::op<Ops::ADD>().dtype(dtypes::weakint).named<"x">(), [](const auto& m) { return sym::fold_add_divmod_recombine(m[x]); }),
+      rule(xb & c, [](const auto& m) { return m[c].arg().as_double() != 0 ? m[x] : m[c]; }),
+      rule(xb | c, [](const auto& m) { return m[c].arg().as_double() != 0 ? m[c] : m[x]; }),
+      rule(p::ne(xb, cfalse), [](const auto& m) { return m[x]; }),
+      rule(p::ops<GroupOp::Idempotent>(x, x), [](const auto& m) { return m[x]; }),
+      rule(p::logical_not(p::logical_not(xb)), [](const auto& m) { return m[x]; }),
+      rule(p::where(xb, ctrue, cfalse), [](const auto& m) { return m[x]; }),
+      rule(p::where(xb, cfalse, ctrue), [](const auto& m) { return logical_not(m[x]); }),
+      rule(p::ne(p::cast(xb, dtypes::uint8, dtypes::uint16, dtypes::uint32, dtypes::uint64, dtypes::int8, dtypes::int16,
+                         dtypes::int32, dtypes::int64, dtypes::weakint), c),
+           [](const auto& m) {
+             double v = m[c].arg().as_double();
+             return v == 0 ? m[x] : v == 1 ? logical_not(m[x]) : sym_bool(true);
+           }),
+      rule(p::trunc(xi), [](const auto& m) { return m[x]; }),
+      // ** zero folding **
+      rule(x < x, [](const auto&) { return sym_bool(false); }),
+      rule(x % x, [](const auto& m) { return m[x].const_like(0); }),
+      rule(x ^ x, [](const auto& m) { return m[x].const_like(0); }),
+      rule(x & 0, [](const auto& m) { return m[x].const_like(0); }),
+      rule((x & p::cvar<"mask">) >> p::cvar<"k">,
+           [](const auto& m) {
+             int64_t mask = ival(m["mask"]), k = ival(m["k"]);
+             if (k < 0 || k > 62 || (mask | ((int64_t(1) << k) - 1)) != -1) return UOp();
+             return m[x] >> k;
+           }),
+      rule(p::floordiv(x & p::cvar<"mask">, c),
+           [](const auto& m) {
+             int64_t mask = ival(m["mask"]), cv = ival(m[c]);
+             if (!(cv > 0 && (cv & (cv - 1)) == 0 && (mask | (cv - 1)) == -1)) return UOp();
+             return floordiv(m[x], cv);
+           }),
+      rule(p::ne(xi, x), [](const auto&) { return sym_bool(false); }),
+      // ** constant folding **
+      rule(p::ops<GroupOp::ALU>().named<"a">(), [](const auto& m) { return sym::fold_const_alu(m[a]); }),
+      // bool MUL is AND, ADD/MAX is OR
+      rule(xb * yb, [](const auto& m) { return m[x] & m[y]; }),
+      rule(xb + yb, [](const auto& m) { return m[x] | m[y]; }),
+      rule(p::maximum(xb, yb), [](const auto& m) { return m[x] | m[y]; }),
+      // ** float division **
+      rule(p::cvar<"x">.arg(0) / 0, [](const auto& m) { return m[x].const_like(NAN); }),
+      rule((x * 0) / 0, [](const auto& m) { return m[x].const_like(NAN); }),
+      rule(x / x, [](const auto& m) { return m[x].const_like(1); }),
+      rule((x * x2) / x2, [](const auto& m) { return m[x]; }),
+      // x*0 -> 0 (nan for a nan/inf CONST)
+      rule(x * 0,
+           [](const auto& m) {
+             const UOp& v = m[x];
+             if (v.op() == Ops::CONST && v.arg().is<double>() && !std::isfinite(v.arg().get<double>())) return v.const_like(NAN);
+             return v.const_like(0);
+           }),
+      // ** cast / bitcast **
+      rule(p::ops<OpSet{Ops::CAST, Ops::BITCAST}>().named<"root">(),
+           [](const auto& m) { const UOp& r = m["root"]; return r.dtype() == r.src(0).dtype() ? r.src(0) : UOp(); }),
+      rule(p::cast(p::cast(x).named<"ca">()).named<"cb">(),
+           [](const auto& m) {
+             return m[x].dtype() == m["cb"].dtype() && can_lossless_cast(m["cb"].dtype(), m["ca"].dtype()) ? m[x] : UOp();
+           }),
+      rule(p::cast(x, dtypes::bool_), [](const auto& m) { return ne(m[x], m[x].const_like(0)); }),
+      // ** pow **
+      rule(p::op<Ops::POW>(x, c),
+           [](const auto& m) {
+             const UOp& xv = m[x];
+             double cv = m[c].arg().as_double();
+             auto pw = [&](double e) { return xv.alu(Ops::POW, xv.const_like(e)); };
+             if (cv < 0) { UOp r = reciprocal(xv); return r.alu(Ops::POW, r.const_like(-cv)); }
+             if (cv == 0) return xv.const_like(1);
+             if (double(int64_t(cv - 0.5)) + 0.5 == cv) return pw(cv - 0.5) * sqrt(xv);
+             if (double(int64_t(cv)) == cv) {
+               UOp y2 = pw(std::floor(cv / 2));
+               return int64_t(cv) % 2 == 1 ? y2 * y2 * xv : y2 * y2 * 1;
+             }
+             return UOp();
+           }),
+      // positive const ** x
+      rule(p::op<Ops::POW>(c, x),
+           [](const auto& m) {
+             double cv = m[c].arg().as_double();
+             if (cv == 1) return m[c];
+             return cv > 0 ? exp2(m[x] * std::log2(cv)) : UOp();
+           }),
+      // ** simple where folding **
+      rule(p::where(p::wild, val, val), [](const auto& m) { return m[val]; }),
+      rule(p::where(p::cvar<"gate">, p::var<"c0">, p::var<"c1">),
+           [](const auto& m) { return m["gate"].arg().as_double() != 0 ? m["c0"] : m["c1"]; }),
+      rule(p::where(a, p::where(b, p::var<"c">, p::var<"d">), p::var<"d">),
+           [](const auto& m) { return where(m[a] & m[b], m["c"], m["d"]); }),
+      rule(p::where(a, p::var<"c">, p::where(b, p::var<"c">, p::var<"d">)),
+           [](const auto& m) { return where(m[a] | m[b], m["c"], m["d"]); }),
+  };
+  return pm;
+}
+
+namespace sym {
+inline PatternMatcher make_commutative() {
+  using namespace sym_pats;
+  return PatternMatcher{
+      rule(pat::ops<GroupOp::Commutative>().dtype(dtypes::weakint).named<"x">(),
+           [](const auto& m) {
+             const UOp& u = m[x];
+             if (u.nsrc() != 2 || !tuplize_less(u.src(1), u.src(0))) return UOp();
+             UOp s[] = {u.src(1), u.src(0)};
+             return u.with_src(s);
+           }),
+  };
+}
+}  // namespace sym
+
+inline const PatternMatcher& commutative() {
+  static const PatternMatcher pm = sym::make_commutative();
+  return pm;
+}
+
+namespace sym {
+inline PatternMatcher make_phase2() {
+  using namespace sym_pats;
+  // (x op c1) op c2 -> x op (c1 op c2); skipped when c1 op c2 does not fold (int64 overflow: Python ints would not
+  // overflow), otherwise reassociation and the canonical order would cycle
+  auto assoc = [](const auto& m) {
+    const UOp& fu = m["f"];
+    UOp folded = fold_const_alu(m[c1].alu(fu.op(), m[c2]));
+    return folded ? m[x].alu(fu.op(), folded) : UOp();
+  };
+  return PatternMatcher{
+      // ** boolean algebra **
+      rule(xb | p::logical_not(xb), [](const auto&) { return sym_bool(true); }),
+      // ** combine terms **
+      rule(x * c0 + x * c1, [](const auto& m) { return m[x] * (m[c0] + m[c1]); }),
+      rule((y + x * c0) + x * c1, [](const auto& m) { return m[y] + m[x] * (m[c0] + m[c1]); }),
+      rule(x + x * c, [](const auto& m) { return m[x] * (m[c] + 1); }),
+      rule((y + x) + x * c, [](const auto& m) { return m[y] + m[x] * (m[c] + 1); }),
+      rule((y + x * c) + x, [](const auto& m) { return m[y] + m[x] * (m[c] + 1); }),
+      rule(x + x, [](const auto& m) { return m[x] * 2; }),
+      rule((y + x) + x, [](const auto& m) { return m[y] + m[x] * 2; }),
+      rule((x / x2) / p::var<"x3">, [](const auto& m) { return m[x2] == m["x3"] ? UOp() : m[x] / (m[x2] * m["x3"]); }),
+      rule(-1 * (x + c), [](const auto& m) { return (-m[x]) + (-m[c]); }),
+      rule(p::cvar<"y"> * (xw + c), [](const auto& m) { return (m[y] * m[x]) + (m[y] * m[c]); }),
+      // ** where folding **
+      rule(p::where(p::logical_not(cond.dtype(dtypes::bool_)), t, f),
+           [](const auto& m) { return m[f].is_invalid() ? UOp() : where(m[cond], m[f], m[t]); }),
+      rule(p::where(cond.dtype(dtypes::bool_), t, f), [](const auto& m) { return fold_where_closure(m[cond], m[t], m[f]); }),
+      rule(p::ops<GroupOp::Binary>(p::where(p::var<"c">, t, f), p::where(p::var<"c">, tt, ff)).named<"alu">(),
+           [](const auto& m) {
+             if (!((m[t].op() == Ops::CONST && m[tt].op() == Ops::CONST) || (m[f].op() == Ops::CONST && m[ff].op() == Ops::CONST))) return UOp();
+             Ops o = m["alu"].op();
+             return where(m["c"], m[t].alu(o, m[tt]), m[f].alu(o, m[ff]));
+           }),
+      rule((y + p::where(p::var<"c">, t, f)) + p::where(p::var<"c">, tt, ff),
+           [](const auto& m) {
+             if (!((m[t].op() == Ops::CONST && m[tt].op() == Ops::CONST) || (m[f].op() == Ops::CONST && m[ff].op() == Ops::CONST))) return UOp();
+             return m[y] + where(m["c"], m[t] + m[tt], m[f] + m[ff]);
+           }),
+      rule(p::where(p::var<"c">, t, 0) + p::where(p::var<"c">, 0, f), [](const auto& m) { return where(m["c"], m[t], m[f]); }),
+      // ** range facts **
+      rule(p::ops<OpSet{Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::PARAM, Ops::AFTER, Ops::SPECIAL}>().named<"x">(),
+           [](const auto& m) {
+             const UOp& u = m[x];
+             if (dtypes::is_float(u.dtype()) || u.dtype() == dtypes::void_) return UOp();
+             Arg lo = u.vmin(), hi = u.vmax();
+             if (!(lo == hi) || lo.as_int() == detail::kI64Min || lo.as_int() == detail::kI64Max) return UOp();
+             return u.const_like(lo);
+           }),
+      rule(p::op<Ops::RANGE>(p::op<Ops::CONST>()).named<"x">(),
+           [](const auto& m) {
+             const UOp& u = m[x];
+             return u.vmin() == u.vmax() ? u.const_like(u.vmin()) : UOp();
+           }),
+      // ** max folding **
+      rule(p::where(p::cvar<"a"> < b, b, p::cvar<"c">),
+           [](const auto& m) { return m["a"].arg().py_equal(m["c"].arg()) ? maximum(m["a"], m[b]) : UOp(); }),
+      rule(p::where(a < p::cvar<"b">, p::cvar<"c">, a),
+           [](const auto& m) { return m["b"].arg().py_equal(m["c"].arg()) ? maximum(m[a], m["b"]) : UOp(); }),
+      rule(p::maximum(x, y),
+           [](const auto& m) {
+             const UOp &u = m[x], &v = m[y];
+             if (dtypes::is_float(u.dtype())) return UOp();
+             if (u.vmin().as_double() >= v.vmax().as_double()) return u;
+             if (u.vmax().as_double() <= v.vmin().as_double()) return v;
+             return UOp();
+           }),
+      // ** two stage ALU folding **
+      rule(((x + c1) + c2).named<"f">(), assoc),
+      rule(((x * c1) * c2).named<"f">(), assoc),
+      rule(((x & c1) & c2).named<"f">(), assoc),
+      rule(((x | c1) | c2).named<"f">(), assoc),
+      rule(p::maximum(p::maximum(x, c1), c2).named<"f">(), assoc),
+      rule(p::floordiv(p::floordiv(x, c1), c2),
+           [](const auto& m) { return m[c2].vmin().as_double() > 0 ? floordiv(m[x], m[c1] * m[c2]) : UOp(); }),
+      // ** lt **
+      rule((c0 + p::var<"x">.dtype(ints_w)) < c1, [](const auto& m) { return m[x] < (m[c1] - m[c0]); }),
+      rule((c0 * xw) < c1,
+           [](const auto& m) {
+             int64_t v0 = ival(m[c0]), v1 = ival(m[c1]);
+             if (std::abs(v0) <= 1) return UOp();
+             return (v0 > 0 ? m[x] : -m[x]) < -pfloordiv(-v1, std::abs(v0));
+           }),
+      rule(p::floordiv(xw, d) < c,
+           [](const auto& m) {
+             int64_t dv = ival(m[d]), cv = ival(m[c]);
+             return dv > 0 ? m[x] < cv * dv : dv < 0 ? m[x] > cv * dv : UOp();
+           }),
+      // ** move add/mul consts to end **
+      rule((x + c1) + y, [](const auto& m) { return m[y].op() == Ops::CONST ? UOp() : (m[x] + m[y]) + m[c1]; }),
+      rule((x * c1) * y, [](const auto& m) { return m[y].op() == Ops::CONST ? UOp() : (m[x] * m[y]) * m[c1]; }),
+      // ** generic lt folding **
+      rule(xw < c, [](const auto& m) { return ival(m[c]) > 0 ? lt_folding(m[x], ival(m[c])) : UOp(); }),
+      rule(xw * -1 < y * -1, [](const auto& m) { return m[y] < m[x]; }),
+      rule(p::ne(xw < 1, true),
+           [](const auto& m) {
+             UOp nx = canonicalize_simplex(m[x]);
+             return nx ? ne(nx < 1, true) : UOp();
+           }),
+      rule(p::op<Ops::RANGE>(p::var<"end">).named<"r">() % p::var<"end">, [](const auto& m) { return m["r"]; }),
+      rule(p::floordiv(p::op<Ops::RANGE>(p::var<"end">).named<"r">(), p::var<"end">), [](const auto& m) { return m["r"].const_like(0); }),
+      // ** cast folding **
+      rule(p::cast(p::cast(x).named<"ca">()).named<"cb">(),
+           [](const auto& m) { return can_lossless_cast(m[x].dtype(), m["ca"].dtype()) ? m[x].cast(m["cb"].dtype()) : UOp(); }),
+      rule(p::cast(p::cast(p::var<"x">.dtype(ints_w)).dtype(ints_w).named<"ca">()).named<"cb">(),
+           [](const auto& m) {
+             DType ad = m["ca"].dtype();
+             if (ad == dtypes::weakint || ad == dtypes::int64 || ad == dtypes::uint64) {  // int64-wide: every value fits
+               if (ad == dtypes::uint64 && m[x].vmin().as_int() < 0) return UOp();
+               return m[x].cast(m["cb"].dtype());
+             }
+             return dtypes::imin(ad) <= m[x].vmin().as_int() && m[x].vmax().as_int() <= dtypes::imax(ad) ? m[x].cast(m["cb"].dtype()) : UOp();
+           }),
+      rule(p::cast(xw + c, dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64).named<"cast">(),
+           [](const auto& m) { return m[x].cast(m["cast"].dtype()) + m["cast"].const_like(m[c].arg()); }),
+      // after/end with 1 src is just src[0]
+      rule(p::ops<OpSet{Ops::AFTER, Ops::END}>(p::var<"s">), [](const auto& m) { return m["s"]; }),
+  };
+}
+
+inline PatternMatcher make_div_and_mod() {
+  using namespace sym_pats;
+  return PatternMatcher{
+      // (x//c+a)//d -> (x+a*c)//(c*d) for d>0
+      rule(p::floordiv(p::floordiv(x, c) + p::cvar<"a">, d),
+           [](const auto& m) { return ival(m[d]) > 0 ? floordiv(m[x] + m["a"] * m[c], m[c] * m[d]) : UOp(); }),
+      // (x+c)//d -> (x+c%d)//d + c//d ; (x+c)%d -> (x+c%d)%d
+      rule(p::ops<OpSet{Ops::FLOORDIV, Ops::FLOORMOD}>(xw + c, d).named<"n">(),
+           [](const auto& m) {
+             int64_t cv = ival(m[c]), dv = ival(m[d]);
+             if (dv == 0 || pfloormod(cv, dv) == cv) return UOp();
+             if (m["n"].op() == Ops::FLOORDIV) return floordiv(m[x] + pfloormod(cv, dv), m[d]) + pfloordiv(cv, dv);
+             return (m[x] + pfloormod(cv, dv)) % m[d];
+           }),
+      rule(p::ops<OpSet{Ops::FLOORDIV, Ops::FLOORMOD}>().dtype(dtypes::weakint).named<"d">(),
+           [](const auto& m) { return fold_divmod_general(m["d"]); }),
+  };
+}
+}  // namespace sym
+
+inline const PatternMatcher& div_and_mod_symbolic() {
+  static const PatternMatcher pm = sym::make_div_and_mod();
+  return pm;
+}
+
+inline const PatternMatcher& symbolic() {
+  static const PatternMatcher pm = symbolic_simple() + commutative() + sym::make_phase2() + div_and_mod_symbolic();
+  return pm;
+}
+
+inline UOp sym::simplify_sym(const UOp& u) { return graph_rewrite(u, symbolic()); }
+
+inline UOp UOp::simplify() const {
+  if (op() == Ops::CONST) return *this;
+  if (op() == Ops::SINK &&
+      std::all_of(src().begin(), src().end(), [](const UOp& s) { return s.op() == Ops::CONST || (s.op() == Ops::STACK && s.nsrc() == 0); }))
+    return *this;
+  return graph_rewrite(*this, symbolic());
+}
+
+// ---- render (tinygrad uop/render.py `renderer`) --------------------------------------------------------------------
+namespace sym {
+inline std::string py_float_repr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  for (int prec = 1; prec <= 17; prec++) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  std::string s = buf;
+  if (auto e = s.find('e'); e != std::string::npos) {  // Python: 1e+20, 1e-05
+    std::string mant = s.substr(0, e), ex = s.substr(e + 1);
+    char sign = ex[0];
+    std::string digits = ex.substr(1);
+    while (digits.size() > 2 && digits[0] == '0') digits.erase(0, 1);
+    return mant + "e" + sign + digits;
+  }
+  if (s.find('.') == std::string::npos) s += ".0";
+  return s;
+}
+inline std::string const_str(const Arg& a) {
+  if (a.is<bool>()) return a.get<bool>() ? "True" : "False";
+  if (a.is<int64_t>()) return std::to_string(a.get<int64_t>());
+  if (a.is<double>()) return py_float_repr(a.get<double>());
+  if (a.is<InvalidT>()) return "Invalid";
+  return a.str();
+}
+inline bool is_balanced(std::string_view s) {
+  int d = 0;
+  for (char ch : s) {
+    d += (ch == '(') - (ch == ')');
+    if (d < 0) return false;
+  }
+  return d == 0;
+}
+inline std::string strip_parens(const std::string& s) {
+  if (s.size() >= 2 && s.front() == '(' && s.back() == ')' && is_balanced(std::string_view(s).substr(1, s.size() - 2)))
+    return s.substr(1, s.size() - 2);
+  return s;
+}
+inline int precedence(Ops o) {
+  switch (o) {
+    case Ops::MUL: case Ops::FLOORDIV: case Ops::FLOORMOD: return 1;
+    case Ops::ADD: case Ops::SUB: return 2;
+    case Ops::SHL: case Ops::SHR: return 3;
+    case Ops::AND: return 4;
+    case Ops::XOR: return 5;
+    case Ops::OR: return 6;
+    default: return 99;
+  }
+}
+inline const char* binop_sym(Ops o) {
+  switch (o) {
+    case Ops::ADD: return "+"; case Ops::SUB: return "-"; case Ops::FLOORDIV: return "//"; case Ops::FLOORMOD: return "%";
+    case Ops::SHL: return "<<"; case Ops::SHR: return ">>"; case Ops::MUL: return "*"; case Ops::CMPLT: return "<";
+    case Ops::CMPNE: return "!="; case Ops::AND: return "&"; case Ops::OR: return "|"; case Ops::XOR: return "^";
+    default: return nullptr;
+  }
+}
+inline std::string render_node(const UOp& x, const std::unordered_map<const UOpNode*, std::string>& ctx) {
+  auto S = [&](size_t i) -> const std::string& { return ctx.at(x.src(i).node()); };
+  switch (x.op()) {
+    case Ops::PARAM:
+      if (x.arg().is_param()) return x.arg().param().name.empty() ? "p" + std::to_string(x.arg().param().slot) : x.arg().param().name;
+      break;
+    case Ops::BUFFER:
+      if (x.arg().is_param() && !x.arg().param().name.empty()) return x.arg().param().name;
+      if (x.arg().is_param()) return "b" + std::to_string(x.arg().param().slot);
+      break;
+    case Ops::AFTER: return S(0);
+    case Ops::SPECIAL: return x.arg().is<std::string>() ? x.arg().get<std::string>() : x.arg().str();
+    case Ops::RANGE: {
+      const ArgTuple& t = x.arg().tuple();
+      if (x.dtype() == dtypes::void_) return "loop" + t[0].str();
+      std::string s = "r";
+      for (size_t i = 0; i + 1 < t.size(); i++) {
+        int64_t v = t[i].as_int();
+        s += (i ? "_" : "") + (v >= 0 ? std::to_string(v) : "m" + std::to_string(-v));
+      }
+      return s;
+    }
+    case Ops::CONST: return const_str(x.arg());
+    case Ops::CAST: return "(" + std::string(x.dtype().py_name()) + ")(" + S(0) + ")";
+    case Ops::NEG: return "(-" + S(0) + ")";
+    case Ops::RECIPROCAL: return "(1/" + S(0) + ")";
+    case Ops::MAX: return "max(" + S(0) + ", " + S(1) + ")";
+    case Ops::MULACC: return "(" + S(0) + "*" + S(1) + "+" + S(2) + ")";
+    case Ops::WHERE: return "(" + S(1) + " if " + S(0) + " else " + S(2) + ")";
+    case Ops::CDIV: return "cdiv(" + S(0) + ", " + S(1) + ")";
+    case Ops::CMOD: return "cmod(" + S(0) + ", " + S(1) + ")";
+    case Ops::STACK: {
+      std::string s = "{";
+      for (size_t i = 0; i < x.nsrc(); i++) s += (i ? "," : "") + S(i);
+      return s + "}";
+    }
+    case Ops::INDEX: case Ops::STAGE: {
+      std::string s;
+      for (size_t i = 1; i < x.nsrc(); i++) s += "[" + strip_parens(S(i)) + "]";
+      return s;
+    }
+    default: break;
+  }
+  if (const char* sy = binop_sym(x.op()); sy && x.nsrc() == 2) {
+    std::string l = S(0), r = S(1);
+    int pr = precedence(x.op());
+    if (pr != 99) {
+      if (precedence(x.src(0).op()) <= pr) l = strip_parens(l);
+      if (precedence(x.src(1).op()) < pr) r = strip_parens(r);
+    }
+    return "(" + l + sy + r + ")";
+  }
+  return x.str();
+}
+}  // namespace sym
+
+inline std::string UOp::render() const {
+  UOp s = simplify();
+  std::unordered_map<const UOpNode*, std::string> ctx;
+  for (const UOp& u : s.toposort()) ctx[u.node()] = sym::render_node(u, ctx);
+  return ctx.at(s.node());
+}
+
+}  // namespace graft

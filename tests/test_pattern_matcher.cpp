@@ -1,0 +1,511 @@
+// Port of tinygrad test/null/test_pattern_matcher.py (branch rewrite_rangeify2), plus checks of the C++-only parts of
+// the pattern engine (binding enumeration order, operator sugar vs UOp sugar, ctx typing).
+// Every compile-time rule runs twice: through its compiled matcher and through the runtime UPat interpreter
+// (pm.dynamic()); both must give the same answer.
+#include <doctest/doctest.h>
+
+#include <graft/graft.hpp>
+
+#include <source_location>
+#include <string>
+#include <vector>
+
+using namespace graft;
+
+namespace {
+
+// pattern variables (namespace scope, so rule lambdas need no capture)
+constexpr auto x = pat::var<"x">;
+constexpr auto y = pat::var<"y">;
+constexpr auto z = pat::var<"z">;
+constexpr auto pa = pat::var<"a">;
+constexpr auto pb = pat::var<"b">;
+constexpr auto pc = pat::var<"c">;
+constexpr auto ps = pat::var<"s">;
+constexpr auto cv = pat::cvar<"c">;
+constexpr auto cy = pat::cvar<"y">;
+constexpr auto pc0 = pat::cvar<"c0">;
+constexpr auto pc1 = pat::cvar<"c1">;
+
+// PatternMatcher.rewrite on one node (tinygrad's matcher.rewrite(u)); an empty UOp is tinygrad's None.
+void check_rewrite(const PatternMatcher& pm, const UOp& in, const UOp& expected,
+                   std::source_location loc = std::source_location::current()) {
+  INFO("called from line " << loc.line());
+  CHECK(pm.rewrite(in) == expected);
+  CHECK(pm.dynamic().rewrite(in) == expected);
+}
+
+// graph_rewrite with the compiled and the runtime matcher.
+void check_both(const PatternMatcher& pm, const UOp& in, const UOp& expected, RewriteOptions o = {},
+                std::source_location loc = std::source_location::current()) {
+  INFO("called from line " << loc.line());
+  CHECK(graph_rewrite(in, pm, o) == expected);
+  CHECK(graph_rewrite(in, pm.dynamic(), o) == expected);
+}
+
+UOp noop(std::initializer_list<UOp> src = {}) { return UOp::make(Ops::NOOP, dtypes::void_, src); }
+UOp node(Ops op, std::initializer_list<UOp> src) { return UOp::infer(op, src); }
+std::string vname(const UOp& v) { return v.arg().param().name; }  // the name of a variable
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------------------------
+// TestPatternMatcher
+
+TEST_CASE("pattern matcher: simple match on op and dtype") {
+  PatternMatcher matcher{
+      rule(pat::op<Ops::CONST>().named<"x">().dtype(dtypes::weakfloat), [](const auto& m) { return m[x].rtag(); })};
+  UOp c1 = UOp::const_float(1.0);
+  UOp c2 = UOp::const_int(1);
+  check_rewrite(matcher, c1, c1.rtag());
+  check_rewrite(matcher, c2, UOp());
+  check_both(matcher, c1, c1.rtag());
+  check_both(matcher, c2, c2);
+}
+
+TEST_CASE("pattern matcher: UPat.any binds the alternative that matched") {
+  PatternMatcher matcher{rule(pa + pat::any(x, y, z), [](const auto& m) {
+    if (m[y]) return (m[pa] + m[y]).rtag();
+    return UOp();
+  })};
+  UOp v1 = UOp::variable("a", 0, 10);
+  UOp v2 = UOp::variable("b", 0, 10);
+  UOp c1 = v1 + v2;
+  check_rewrite(matcher, c1, c1.rtag());
+}
+
+TEST_CASE("pattern matcher: allow_any_len sets a minimum length") {
+  PatternMatcher matcher{rule(pat::op<Ops::NOOP>(pat::prefix(pat::op<Ops::NOOP>(), pat::op<Ops::NOOP>())),
+                              [](const auto&) { return UOp::const_bool(true); })};
+  check_rewrite(matcher, noop({noop(), noop(), noop()}), UOp::const_bool(true));
+  check_rewrite(matcher, noop({noop(), noop()}), UOp::const_bool(true));
+  check_rewrite(matcher, noop({noop()}), UOp());
+}
+
+// tinygrad skips this one because Python pattern matchers reject closures; C++ rules may capture.
+TEST_CASE("pattern matcher: src=() matches only a node without sources (closure)") {
+  int match_cnt = 0;
+  PatternMatcher matcher{rule(pat::op<Ops::CONST>(pat::exact()).named<"x">(), [&match_cnt](const auto& m) {
+    match_cnt++;
+    CHECK(m[x].nsrc() == 0);
+    return UOp::make(Ops::CONST, dtypes::void_, {UOp::make(Ops::CONST, dtypes::void_)});
+  })};
+  for (bool dyn : {false, true}) {
+    INFO("dynamic=" << dyn);
+    match_cnt = 0;
+    PatternMatcher pm = dyn ? matcher.dynamic() : matcher;
+    UOp c1 = UOp::make(Ops::CONST, dtypes::float32, {}, 1.0);
+    c1 = pm.rewrite(c1);
+    REQUIRE(c1);
+    CHECK(c1.nsrc() == 1);
+    // the second rewrite must not match anything
+    CHECK(!pm.rewrite(c1));
+    CHECK(match_cnt == 1);
+  }
+}
+
+TEST_CASE("pattern matcher: src=() with a ctx") {
+  PatternMatcher matcher{rule(pat::op<Ops::NOOP>(pat::exact()).named<"x">(), [](const auto& m, std::vector<bool>& ctx) {
+    ctx.push_back(true);
+    CHECK(m[x].nsrc() == 0);
+    return m[x].replace({.src = std::vector<UOp>{noop()}});
+  })};
+  for (bool dyn : {false, true}) {
+    INFO("dynamic=" << dyn);
+    PatternMatcher pm = dyn ? matcher.dynamic() : matcher;
+    UOp c1 = noop();
+    std::vector<bool> ctx;
+    c1 = pm.rewrite(c1, CtxRef(ctx));
+    REQUIRE(c1);
+    CHECK(c1 == noop({noop()}));
+    // the second rewrite must not match anything
+    CHECK(!pm.rewrite(c1, CtxRef(ctx)));
+    CHECK(ctx.size() == 1);
+  }
+}
+
+TEST_CASE("pattern matcher: match on a single op") {
+  PatternMatcher matcher{rule(pat::op<Ops::CONST>().named<"x">(), [](const auto& m) { return m[x].rtag(); })};
+  UOp c1 = UOp::const_float(1.0);
+  UOp c2 = node(Ops::ADD, {c1, c1});
+  check_rewrite(matcher, c1, c1.rtag());
+  check_rewrite(matcher, c2, UOp());
+  // through graph_rewrite the CONST children get tagged and the ADD is rebuilt around them
+  check_both(matcher, c2, node(Ops::ADD, {c1.rtag(), c1.rtag()}));
+}
+
+TEST_CASE("pattern matcher: match on a set of ops") {
+  PatternMatcher matcher{rule(pat::op<Ops::CONST, Ops::CAST>().named<"x">(), [](const auto& m) { return m[x].rtag(); })};
+  UOp c1 = UOp::const_bool(false);
+  UOp c2 = UOp::infer(Ops::CAST, {c1}, dtypes::int32);
+  UOp c3 = UOp::const_float(1.0);
+  UOp c4 = node(Ops::ADD, {c3, c3});
+  CHECK(c2.dtype() == dtypes::int32);
+  check_rewrite(matcher, c1, c1.rtag());
+  check_rewrite(matcher, c2, c2.rtag());
+  check_rewrite(matcher, c4, UOp());
+  check_both(matcher, c2, UOp::infer(Ops::CAST, {c1.rtag()}, dtypes::int32).rtag());
+}
+
+TEST_CASE("pattern matcher: arg matching uses Python equality") {
+  PatternMatcher matcher{
+      rule(pat::op<Ops::CONST>().arg(0).named<"x">(), [](const auto& m) { return m[x].rtag(); }),
+      rule(pat::op<Ops::CONST>().arg(false).named<"x">(), [](const auto& m) { return m[x].rtag(); }),
+      rule(pat::op<Ops::MAX>().named<"x">(), [](const auto& m) { return m[x].rtag(); }),
+  };
+  UOp c1 = UOp::const_float(0.0);
+  UOp c2 = UOp::const_bool(false);
+  UOp c3 = node(Ops::MAX, {c1, c1});
+  UOp c4 = node(Ops::MUL, {c1, c1});
+  UOp c5 = UOp::const_int(-1);
+  check_rewrite(matcher, c1, c1.rtag());
+  check_rewrite(matcher, c2, c2.rtag());
+  check_rewrite(matcher, c3, c3.rtag());
+  check_rewrite(matcher, c4, UOp());
+  check_rewrite(matcher, c5, UOp());
+  // -0.0 == 0 as well, and arg=0 does not match 1
+  check_rewrite(matcher, UOp::const_float(-0.0), UOp::const_float(-0.0).rtag());
+  check_rewrite(matcher, UOp::const_int(1), UOp());
+}
+
+TEST_CASE("pattern matcher: a callback can filter on the arg and the next permutation is tried") {
+  PatternMatcher matcher{rule(pat::op<Ops::MUL>(pat::perm(cv, pat::const_(2))).named<"x">(), [](const auto& m) {
+    int64_t v = m[cv].arg().as_int();
+    return v == 1 || v == -1 ? m[x].rtag() : UOp();
+  })};
+  UOp y1 = UOp::const_int(1);
+  UOp y2 = UOp::const_int(2);
+  UOp y3 = UOp::const_int(-1);
+  UOp c1 = node(Ops::MUL, {y1, y2});
+  UOp c2 = node(Ops::MUL, {y2, y2});
+  UOp c3 = node(Ops::MUL, {y3, y2});
+  UOp c4 = node(Ops::MUL, {y2, y1});
+  UOp c5 = node(Ops::MUL, {y2, y3});
+  check_rewrite(matcher, c1, c1.rtag());
+  check_rewrite(matcher, c2, UOp());
+  check_rewrite(matcher, c3, c3.rtag());
+  check_rewrite(matcher, c4, c4.rtag());
+  check_rewrite(matcher, c5, c5.rtag());
+}
+
+TEST_CASE("pattern matcher: a repeated name must bind the same node") {
+  PatternMatcher matcher{rule(pat::ops<GroupOp::ALU>(cy, cy).named<"x">(), [](const auto& m) { return m[x].rtag(); })};
+  UOp y1 = UOp::const_float(1.0);
+  UOp y2 = UOp::const_float(1.0);
+  UOp c1 = node(Ops::ADD, {y1, y1});
+  UOp c2 = node(Ops::ADD, {y1, y2});
+  check_rewrite(matcher, c1, c1.rtag());
+  check_rewrite(matcher, c2, c1.rtag());  // hash-consing: y1 and y2 are the same node
+  // different children do not match
+  check_rewrite(matcher, node(Ops::ADD, {y1, UOp::const_float(2.0)}), UOp());
+}
+
+TEST_CASE("pattern matcher: dtype constraint") {
+  PatternMatcher matcher{rule(pat::op<Ops::CAST>().named<"x">().dtype(dtypes::float32), [](const auto& m) { return m[x].rtag(); })};
+  UOp c1 = UOp::const_float(1.0).cast(dtypes::float32);
+  UOp c2 = UOp::const_float(1.0).cast(dtypes::float64);
+  check_rewrite(matcher, c1, c1.rtag());
+  check_rewrite(matcher, c2, UOp());
+}
+
+TEST_CASE("pattern matcher: dtype set constraint") {
+  PatternMatcher matcher{rule(pat::op<Ops::CAST>().named<"x">().dtype(dtypes::float32, dtypes::float64),
+                              [](const auto& m) { return m[x].rtag(); })};
+  UOp c1 = UOp::const_float(1.0).cast(dtypes::float32);
+  UOp c2 = UOp::const_float(1.0).cast(dtypes::float64);
+  UOp c3 = UOp::const_float(1.0).cast(dtypes::float16);
+  UOp c4 = UOp::const_int(1).cast(dtypes::int32);
+  check_rewrite(matcher, c1, c1.rtag());
+  check_rewrite(matcher, c2, c2.rtag());
+  check_rewrite(matcher, c3, UOp());
+  check_rewrite(matcher, c4, UOp());
+}
+
+TEST_CASE("pattern matcher: ordered sources") {
+  PatternMatcher matcher{rule(pat::ops<GroupOp::ALU>(pat::op<Ops::CONST>(), pat::op<Ops::CONST>()).named<"x">(),
+                              [](const auto& m) { return m[x].rtag(); })};
+  UOp c1 = UOp::const_float(1.0);
+  UOp c2 = UOp::const_float(2.0);
+  UOp c3 = node(Ops::ADD, {c1, c2});
+  check_rewrite(matcher, c3, c3.rtag());
+  check_rewrite(matcher, c2, UOp());
+  // a tuple src is order sensitive and length strict
+  check_rewrite(matcher, node(Ops::ADD, {c3, c1}), UOp());
+  check_rewrite(matcher, node(Ops::WHERE, {UOp::const_bool(true), c1, c2}), UOp());
+}
+
+TEST_CASE("pattern matcher: permuted sources") {
+  PatternMatcher matcher{rule(pat::ops<GroupOp::ALU>(pat::perm(pat::op<Ops::CONST>(), pat::ops<GroupOp::ALU>())).named<"x">(),
+                              [](const auto& m) { return m[x].rtag(); })};
+  UOp c1 = UOp::const_float(1.0);
+  UOp c2 = UOp::const_float(2.0);
+  UOp c3 = node(Ops::ADD, {c1, c2});
+  UOp c4 = node(Ops::ADD, {c3, c2});
+  UOp c5 = node(Ops::ADD, {c2, c3});
+  UOp c6 = node(Ops::ADD, {c3, c4});
+  check_rewrite(matcher, c3, UOp());
+  check_rewrite(matcher, c4, c4.rtag());
+  check_rewrite(matcher, c5, c5.rtag());
+  check_rewrite(matcher, c6, UOp());
+}
+
+TEST_CASE("pattern matcher: repeated source pattern") {
+  PatternMatcher matcher{rule(pat::ops<GroupOp::ALU>(pat::each(pat::op<Ops::CONST>())).named<"x">(),
+                              [](const auto& m) { return m[x].rtag(); })};
+  UOp c1 = UOp::const_float(1.0);
+  UOp c2 = UOp::const_float(2.0);
+  UOp c3 = node(Ops::ADD, {c1, c2});
+  UOp c4 = node(Ops::ADD, {c2, c3});
+  check_rewrite(matcher, c3, c3.rtag());
+  check_rewrite(matcher, c4, UOp());
+  // any number of children
+  check_rewrite(matcher, node(Ops::EXP2, {c1}), node(Ops::EXP2, {c1}).rtag());
+  check_rewrite(matcher, node(Ops::MULACC, {c1, c2, c1}), node(Ops::MULACC, {c1, c2, c1}).rtag());
+}
+
+TEST_CASE("pattern matcher: allow_any_len matches a prefix") {
+  PatternMatcher matcher{rule(pat::op<Ops::MULACC>(pat::prefix(pat::op<Ops::CONST>())).named<"x">(),
+                              [](const auto& m) { return m[x].rtag(); })};
+  UOp c1 = UOp::const_float(1.0);
+  UOp c2 = UOp::const_float(2.0);
+  UOp c3 = UOp::const_float(3.0);
+  UOp c4 = node(Ops::EXP2, {c1});
+  UOp c5 = node(Ops::ADD, {c1, c2});
+  UOp c6 = node(Ops::MULACC, {c1, c2, c3});
+  check_rewrite(matcher, c4, UOp());
+  check_rewrite(matcher, c5, UOp());
+  check_rewrite(matcher, c6, c6.rtag());
+  check_rewrite(matcher, node(Ops::MULACC, {c5, c1, c2}), UOp());
+}
+
+TEST_CASE("pattern matcher: nested permutations with a shared name") {
+  PatternMatcher matcher{rule(pat::ops<GroupOp::ALU>(pat::perm(pat::ops<GroupOp::ALU>(pat::perm(pa, pb)), pb)),
+                              [](const auto& m) { return m[pb]; })};
+  UOp c1 = UOp::const_float(1.0);
+  UOp c2 = UOp::const_float(2.0);
+  UOp u1 = (c1 + c2) + c1;
+  UOp u2 = (c2 + c1) + c1;
+  check_rewrite(matcher, u1, c1);
+  check_rewrite(matcher, u2, c1);
+  // no shared operand: no match
+  check_rewrite(matcher, (c1 + c2) + UOp::const_float(3.0), UOp());
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The semantics of reference/tinygrad_core.md sections 4 and 5 that the tinygrad tests above do not pin down.
+
+TEST_CASE("pattern matcher: both matchers enumerate bindings in tinygrad's order") {
+  using Log = std::vector<std::string>;
+  UOp a = UOp::variable("a", 0, 10);
+  UOp b = UOp::variable("b", 0, 10);
+  auto run = [](const PatternMatcher& pm, const UOp& u) {
+    Log log;
+    CHECK(!pm.rewrite(u, CtxRef(log)));  // every callback declines
+    return log;
+  };
+  SUBCASE("x*c0 + x*c1: 8 orderings, 2 consistent") {
+    PatternMatcher pm{rule(x * pc0 + x * pc1, [](const auto& m, Log& log) {
+      log.push_back(m[pc0].arg().str() + "," + m[pc1].arg().str());
+      return UOp();
+    })};
+    UOp u = a * 2 + a * 3;
+    Log expected{"2,3", "3,2"};
+    CHECK(run(pm, u) == expected);
+    CHECK(run(pm.dynamic(), u) == expected);
+    // UPat.match returns the same stores
+    const UPat& up = *pm.rules()[0].upat;
+    auto stores = up.match(u, {});
+    REQUIRE(stores.size() == 2);
+    CHECK(UPat::lookup(stores[0], "c0")->arg().as_int() == 2);
+    CHECK(UPat::lookup(stores[1], "c0")->arg().as_int() == 3);
+  }
+  SUBCASE("permutations x alternatives") {
+    PatternMatcher pm{rule(pat::op<Ops::ADD>(pat::perm(x, pat::any(y, z))), [](const auto& m, Log& log) {
+      log.push_back("x=" + vname(m[x]) + (m[y] ? " y=" + vname(m[y]) : " z=" + vname(m[z])));
+      return UOp();
+    })};
+    UOp u = a + b;
+    Log expected{"x=a y=b", "x=a z=b", "x=b y=a", "x=b z=a"};
+    CHECK(run(pm, u) == expected);
+    CHECK(run(pm.dynamic(), u) == expected);
+  }
+  SUBCASE("all-same list tries one ordering") {
+    PatternMatcher pm{rule(x + x, [](const auto& m, Log& log) {
+      log.push_back(vname(m[x]));
+      return UOp();
+    })};
+    Log expected{"a"};
+    CHECK(run(pm, a + a) == expected);
+    CHECK(run(pm.dynamic(), a + a) == expected);
+    CHECK(run(pm, a + b).empty());
+    CHECK(run(pm.dynamic(), a + b).empty());
+  }
+  SUBCASE("repeat form with a name binds the same node for every child") {
+    PatternMatcher pm{rule(pat::op<Ops::SINK>(pat::each(x)), [](const auto& m, Log& log) {
+      log.push_back(vname(m[x]));
+      return UOp();
+    })};
+    CHECK(run(pm, UOp::sink({a, a, a})) == Log{"a"});
+    CHECK(run(pm.dynamic(), UOp::sink({a, a, a})) == Log{"a"});
+    CHECK(run(pm, UOp::sink({a, b})).empty());
+    CHECK(run(pm.dynamic(), UOp::sink({a, b})).empty());
+  }
+}
+
+TEST_CASE("pattern matcher: a named pat::any binds the node it matched") {
+  // UPat.or_casted(name) = UPat.any(self.named(name), UPat(Ops.CAST, name=name, src=(self,)))
+  PatternMatcher unnamed_inner{rule(pat::op<Ops::SINK>(pat::or_casted<"y">(pat::op<Ops::CONST>())),
+                                    [](const auto& m) { return m[y].rtag(); })};
+  UOp one = UOp::const_int(1);
+  UOp cast = one.cast(dtypes::int32);
+  check_rewrite(unnamed_inner, UOp::sink({one}), one.rtag());
+  check_rewrite(unnamed_inner, UOp::sink({cast}), cast.rtag());
+  check_rewrite(unnamed_inner, UOp::sink({UOp::const_bool(true).cast(dtypes::int32).cast(dtypes::float32)}), UOp());
+  // the alternatives may bind names of their own: both the inner and the outer name are bound
+  PatternMatcher named_inner{rule(pat::op<Ops::SINK>(pat::or_casted<"y">(cv)), [](const auto& m) {
+    return m[y] && m[cv] ? UOp::sink({m[y], m[cv]}) : UOp();
+  })};
+  check_rewrite(named_inner, UOp::sink({one}), UOp::sink({one, one}));
+  check_rewrite(named_inner, UOp::sink({cast}), UOp::sink({cast, one}));
+}
+
+TEST_CASE("pattern matcher: a repeat-form pattern never matches zero children through early reject") {
+  PatternMatcher pm{rule(pat::op<Ops::STACK>(pat::each(pat::op<Ops::INDEX>())).named<"s">(), [](const auto& m) { return m[ps].rtag(); })};
+  UOp empty_stack = UOp::make(Ops::STACK, dtypes::void_);
+  // UPat.match alone accepts it ...
+  CHECK(pm.rules()[0].upat->match(empty_stack, {}).size() == 1);
+  // ... but the PatternMatcher skips the rule (tinygrad's early_reject subset test)
+  check_rewrite(pm, empty_stack, UOp());
+}
+
+TEST_CASE("pattern matcher: a rule that returns its input counts as no match") {
+  PatternMatcher pm{
+      rule(pat::op<Ops::CONST>().named<"x">(), [](const auto& m) { return m[x]; }),
+      rule(pat::op<Ops::CONST>().named<"x">(), [](const auto& m) { return m[x].rtag(); }),
+  };
+  UOp c = UOp::const_int(5);
+  check_rewrite(pm, c, c.rtag());
+  check_both(pm, c, c.rtag());
+}
+
+TEST_CASE("pattern matcher: earlier rules have priority and + concatenates") {
+  PatternMatcher first{rule(pat::op<Ops::CONST>().named<"x">(), [](const auto& m) { return m[x].rtag(1); })};
+  PatternMatcher second{rule(pat::op<Ops::CONST>().named<"x">(), [](const auto& m) { return m[x].rtag(2); })};
+  UOp c = UOp::const_int(5);
+  CHECK((first + second).size() == 2);
+  check_rewrite(first + second, c, c.rtag(1));
+  check_rewrite(second + first, c, c.rtag(2));
+  // a declining callback falls through to the next rule
+  PatternMatcher decline{rule(pat::op<Ops::CONST>(), [](const auto&) { return UOp(); })};
+  check_rewrite(decline + second, c, c.rtag(2));
+  check_rewrite(decline, c, UOp());
+}
+
+TEST_CASE("pattern matcher: tag constraint") {
+  PatternMatcher pm{rule(pat::op<Ops::CONST>().tag(1).named<"x">(), [](const auto& m) { return m[x].replace({.tag = Arg()}); })};
+  UOp c = UOp::const_int(5);
+  check_rewrite(pm, c.rtag(1), c);
+  check_rewrite(pm, c, UOp());
+  check_rewrite(pm, c.rtag(2), UOp());
+}
+
+TEST_CASE("pattern matcher: a ctx of the wrong type is a graft::Error") {
+  PatternMatcher pm{rule(pat::op<Ops::CONST>().named<"x">(), [](const auto& m, std::vector<int>& ctx) {
+    ctx.push_back(int(m[x].arg().as_int()));
+    return UOp();
+  })};
+  UOp c = UOp::const_int(5);
+  for (bool dyn : {false, true}) {
+    INFO("dynamic=" << dyn);
+    PatternMatcher p = dyn ? pm.dynamic() : pm;
+    CHECK_THROWS_AS(p.rewrite(c), Error);
+    std::vector<long> wrong;
+    CHECK_THROWS_AS(graph_rewrite(c, p, wrong), Error);
+    std::vector<int> right;
+    CHECK(graph_rewrite(c, p, right) == c);
+    CHECK(right == std::vector<int>{5});
+  }
+}
+
+TEST_CASE("pattern matcher: dyn_rule builds a rule at run time") {
+  // UPat(Ops.ADD, src=[UPat.var("x"), UPat.const(0)]) -> x
+  UPat p = UPat::ops(Ops::ADD, {UPat::var("x"), UPat::const_(0)}, UPat::SrcKind::List);
+  PatternMatcher pm{dyn_rule(p, [](const DynMatch& m, const CtxRef&) { return m["x"]; })};
+  UOp a = UOp::variable("a", 0, 10);
+  CHECK(pm.rewrite(a + 0) == a);
+  CHECK(pm.rewrite(0 + a) == a);
+  CHECK(!pm.rewrite(a + 1));
+  CHECK(graph_rewrite((a + 0) + 0, pm) == a);
+  // src=() at run time: an explicit empty tuple
+  UPat leaf = UPat::ops(Ops::NOOP);
+  leaf.src_kind = UPat::SrcKind::Tuple;
+  CHECK(leaf.match(noop(), {}).size() == 1);
+  CHECK(leaf.match(noop({noop()}), {}).empty());
+  CHECK(UPat::ops(Ops::NOOP).match(noop({noop()}), {}).size() == 1);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Pattern operator sugar must build the same shape as UOp operator sugar (tinygrad's mixins on UPat vs UOp).
+
+TEST_CASE("pattern matcher: pattern operator sugar matches the UOp operator sugar") {
+  auto pair = [](const auto& m) { return UOp::sink({m[x], m[y]}); };
+  UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", 0, 10);
+  UOp fa = UOp::variable("fa", 0, 10, dtypes::float32), fb = UOp::variable("fb", 0, 10, dtypes::float32);
+  UOp ab = UOp::sink({a, b}), fab = UOp::sink({fa, fb});
+  // each pattern built with operators must match the node built with the same UOp operators and bind x, y in order
+  check_rewrite(PatternMatcher{rule(x + y, pair)}, a + b, ab);
+  check_rewrite(PatternMatcher{rule(x * y, pair)}, a * b, ab);
+  check_rewrite(PatternMatcher{rule(x - y, pair)}, a - b, ab);
+  check_rewrite(PatternMatcher{rule(x - y, pair)}, fa - fb, fab);
+  check_rewrite(PatternMatcher{rule(-x, [](const auto& m) { return m[x]; })}, -a, a);
+  check_rewrite(PatternMatcher{rule(x / y, pair)}, fa / fb, fab);
+  // int division: only the numerator is cast to float, the int (or weak) denominator goes into RECIPROCAL as it is
+  check_rewrite(PatternMatcher{rule(x / y, pair)}, a / b, UOp::sink({a.cast(dtypes::float32), b}));
+  check_rewrite(PatternMatcher{rule(x / y, pair)}, a / 2, UOp::sink({a.cast(dtypes::float32), UOp::const_int(2)}));
+  check_rewrite(PatternMatcher{rule(x / y, pair)}, fa / 2, UOp::sink({fa, UOp::const_float(2.0)}));
+  check_rewrite(PatternMatcher{rule(x % y, pair)}, a % b, ab);
+  check_rewrite(PatternMatcher{rule(x % y, pair)}, b % a, UOp::sink({b, a}));
+  check_rewrite(PatternMatcher{rule(pat::floordiv(x, y), pair)}, floordiv(a, b), ab);
+  check_rewrite(PatternMatcher{rule(x < y, pair)}, a < b, ab);
+  check_rewrite(PatternMatcher{rule(x > y, pair)}, a > b, ab);
+  check_rewrite(PatternMatcher{rule(x <= y, pair)}, a <= b, ab);
+  check_rewrite(PatternMatcher{rule(x >= y, pair)}, a >= b, ab);
+  check_rewrite(PatternMatcher{rule(x != y, pair)}, ne(a, b), ab);
+  check_rewrite(PatternMatcher{rule(pat::ne(x, y), pair)}, ne(a, b), ab);
+  check_rewrite(PatternMatcher{rule(pat::eq(x, y), pair)}, eq(a, b), ab);
+  check_rewrite(PatternMatcher{rule(x ^ y, pair)}, a ^ b, ab);
+  check_rewrite(PatternMatcher{rule(x & y, pair)}, a & b, ab);
+  check_rewrite(PatternMatcher{rule(x | y, pair)}, a | b, ab);
+  check_rewrite(PatternMatcher{rule(x << y, pair)}, a << b, ab);
+  check_rewrite(PatternMatcher{rule(x >> y, pair)}, a >> b, ab);
+  check_rewrite(PatternMatcher{rule(pat::maximum(x, y), pair)}, maximum(a, b), ab);
+  check_rewrite(PatternMatcher{rule(pat::where(pc, x, y), pair)}, where(a < b, a, b), ab);
+  check_rewrite(PatternMatcher{rule(pat::cast(x, dtypes::float32), [](const auto& m) { return m[x]; })}, a.cast(dtypes::float32), a);
+  check_rewrite(PatternMatcher{rule(pat::cast(x, dtypes::float32), [](const auto& m) { return m[x]; })}, a.cast(dtypes::int32), UOp());
+  check_rewrite(PatternMatcher{rule(pat::sqrt(x), [](const auto& m) { return m[x]; })}, sqrt(fa), fa);
+  // a scalar operand becomes UPat.cvar(arg=value), matched with Python equality
+  check_rewrite(PatternMatcher{rule(x + 1, [](const auto& m) { return m[x]; })}, a + 1, a);
+  check_rewrite(PatternMatcher{rule(x + 1, [](const auto& m) { return m[x]; })}, 1 + a, a);
+  check_rewrite(PatternMatcher{rule(x * 2, [](const auto& m) { return m[x]; })}, fa * 2, fa);
+  check_rewrite(PatternMatcher{rule(x + 1, [](const auto& m) { return m[x]; })}, a + 2, UOp());
+  // commutative ops match either order, the others only one
+  check_rewrite(PatternMatcher{rule(x + y, pair)}, b + a, UOp::sink({b, a}));
+  check_rewrite(PatternMatcher{rule(x + 1, [](const auto& m) { return m[x]; })}, node(Ops::ADD, {UOp::const_int(1), a}), a);
+  check_rewrite(PatternMatcher{rule(x < 1, [](const auto& m) { return m[x]; })}, 1 < a, UOp());
+  check_rewrite(PatternMatcher{rule(x < 1, [](const auto& m) { return m[x]; })}, a < 1, a);
+}
+
+TEST_CASE("pattern matcher: operator sugar takes the dtype of the last operand") {
+  UOp a = UOp::variable("a", 0, 10, dtypes::int32), fa = UOp::variable("fa", 0, 10, dtypes::float32);
+  // x + c(int32): the ADD must be int32
+  PatternMatcher last{rule(x + cv.dtype(dtypes::int32), [](const auto& m) { return m[x]; })};
+  check_rewrite(last, a + UOp::const_(dtypes::int32, 1), a);
+  check_rewrite(last, node(Ops::ADD, {fa, UOp::const_(dtypes::int32, 1)}), UOp());
+  // x(int32) + c: the ADD dtype is not constrained (tinygrad's quirk)
+  PatternMatcher first{rule(x.dtype(dtypes::int32) + cv, [](const auto& m) { return m[x]; })};
+  check_rewrite(first, a + 1, a);
+  check_rewrite(first, node(Ops::ADD, {a, UOp::const_(dtypes::float32, 1.0)}), a);
+  // comparisons are bool
+  PatternMatcher cmp{rule(x < cv, [](const auto& m) { return m[x]; })};
+  check_rewrite(cmp, a < 3, a);
+}
