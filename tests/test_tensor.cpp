@@ -3,15 +3,17 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <atomic>
 #include <map>
+#include <thread>
 
-#include <graft/graft.hpp>
+#include <graft/tensor/tensor.hpp>
 
 using namespace graft;
 
 namespace {
 std::vector<float> seq(int64_t n, float scale = 1.0f, float off = 0.0f) {
-  std::vector<float> v(size_t(n));
+  std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; i++) v[size_t(i)] = float(i) * scale + off;
   return v;
 }
@@ -402,4 +404,139 @@ TEST_CASE("tensor: graph parity with tinygrad (op histograms)") {
         {{"BUFFER", 1}, {"CMPLT", 1}, {"CONST", 6}, {"EXP2", 1}, {"LOG2", 1}, {"MUL", 2}, {"RESHAPE", 1}, {"SQRT", 1}, {"STACK", 1}, {"WHERE", 1}});
   check(Tensor::empty({4, 6}).min(0) + Tensor::empty({4, 6}).mean(), {6}, 17,
         {{"ADD", 1}, {"BUFFER", 2}, {"CONST", 5}, {"MUL", 3}, {"RECIPROCAL", 1}, {"REDUCE", 2}, {"RESHAPE", 2}, {"STACK", 1}});
+}
+
+TEST_CASE("tensor: two-stage cumsum above 512 elements") {
+  Tensor a(seq(1000, 0.5f), {1000});
+  auto got = a.cumsum().to_vector<float>();
+  double run = 0;
+  for (int i = 0; i < 1000; i++) {
+    run += 0.5 * i;
+    CHECK(double(got[size_t(i)]) == doctest::Approx(run).epsilon(1e-5));
+  }
+  Tensor b(seq(3 * 600, 1.0f / 64), {3, 600});
+  auto gb = b.cumsum(1).to_vector<float>();
+  for (int r = 0; r < 3; r++) {
+    double acc = 0;
+    for (int c = 0; c < 600; c++) {
+      acc += double(r * 600 + c) / 64;
+      CHECK(double(gb[size_t(r * 600 + c)]) == doctest::Approx(acc).epsilon(1e-5));
+    }
+  }
+}
+
+// Toposort op sequences from tinygrad rewrite_rangeify2 (`" ".join(u.op.name for u in t.uop.toposort())`).
+TEST_CASE("tensor: graph parity with tinygrad (toposort op order)") {
+  auto ops = [](const Tensor& t) {
+    std::string s;
+    for (const UOp& u : t.uop().toposort()) s += (s.empty() ? "" : " ") + std::string(op_name(u.op()));
+    return s;
+  };
+  CHECK(ops(Tensor::empty({64, 512}).softmax(-1)) ==
+        "CONST BUFFER CONST CONST STACK RESHAPE PERMUTE REDUCE CONST STACK RESHAPE DETACH CONST MUL ADD CONST MUL EXP2 PERMUTE "
+        "REDUCE RESHAPE RECIPROCAL MUL");
+  CHECK(ops(Tensor::empty({8, 64}).layernorm({-1})) ==
+        "CONST BUFFER CONST CONST STACK RESHAPE PERMUTE REDUCE CONST STACK RESHAPE CONST RECIPROCAL MUL CONST MUL ADD MUL "
+        "PERMUTE REDUCE RESHAPE MUL CONST ADD SQRT RECIPROCAL MUL");
+  CHECK(ops(Tensor::empty({16, 32}).matmul(Tensor::empty({32, 8}))) ==
+        "CONST BUFFER CONST CONST STACK RESHAPE CONST STACK RESHAPE CONST BUFFER CONST STACK RESHAPE STACK RESHAPE PERMUTE MUL "
+        "PERMUTE REDUCE");
+  CHECK(ops(Tensor::empty({1, 3, 32, 32}).conv2d(Tensor::empty({8, 3, 3, 3}))) ==
+        "CONST BUFFER CONST CONST CONST STACK RESHAPE STACK RESHAPE RESHAPE CONST STACK EXPAND PERMUTE CONST STACK RESHAPE "
+        "CONST STACK CONST STACK SHRINK CONST STACK RESHAPE STACK CONST STACK SHRINK STACK RESHAPE RESHAPE PERMUTE STACK "
+        "RESHAPE STACK RESHAPE CONST EXPAND PERMUTE PERMUTE CONST BUFFER STACK RESHAPE STACK RESHAPE MUL PERMUTE REDUCE STACK "
+        "RESHAPE STACK RESHAPE");
+  CHECK(ops(Tensor::empty({1000}).cumsum()) ==
+        "CONST BUFFER CONST CONST PAD CONST CONST STACK RESHAPE CONST CONST STACK CONST STACK PAD CONST STACK RESHAPE RESHAPE "
+        "CONST EXPAND PERMUTE CONST STACK RESHAPE STACK CONST STACK SHRINK CONST STACK RESHAPE STACK STACK SHRINK STACK "
+        "RESHAPE RESHAPE PERMUTE PERMUTE REDUCE STACK SHRINK RESHAPE CONST CONST PAD STACK RESHAPE RESHAPE CONST EXPAND CONST "
+        "RESHAPE CONST SHRINK CONST STACK RESHAPE STACK SHRINK STACK RESHAPE RESHAPE PERMUTE PERMUTE REDUCE SHRINK PAD RESHAPE "
+        "ADD RESHAPE SHRINK");
+  CHECK(ops(Tensor::empty({3, 600}).cumsum(1)) ==
+        "CONST BUFFER CONST CONST STACK RESHAPE CONST CONST STACK CONST STACK PAD CONST STACK RESHAPE CONST STACK CONST STACK "
+        "PAD CONST STACK RESHAPE RESHAPE CONST EXPAND PERMUTE CONST STACK RESHAPE STACK CONST STACK SHRINK CONST STACK "
+        "RESHAPE STACK STACK SHRINK STACK RESHAPE RESHAPE PERMUTE PERMUTE REDUCE STACK SHRINK STACK RESHAPE CONST STACK CONST "
+        "STACK PAD STACK RESHAPE RESHAPE CONST EXPAND PERMUTE CONST STACK RESHAPE STACK CONST STACK SHRINK CONST STACK RESHAPE "
+        "STACK SHRINK STACK RESHAPE RESHAPE PERMUTE PERMUTE REDUCE STACK SHRINK STACK PAD RESHAPE ADD RESHAPE SHRINK");
+}
+
+// More programs: tinygrad rewrite_rangeify2 `(shape, dtype.name, " ".join(op names of the toposort))` on Tensor.empty inputs.
+TEST_CASE("tensor: graph parity with tinygrad (misc ops, dtypes)") {
+  auto sig = [](const Tensor& t) {
+    std::string s = shape_str(t.shape()) + " " + std::string(t.dtype().name()) + " |";
+    for (const UOp& u : t.uop().toposort()) s += " " + std::string(op_name(u.op()));
+    return s;
+  };
+  Tensor a = Tensor::empty({2, 3}), b = Tensor::empty({3}), c = Tensor::empty({2, 1});
+  Tensor i = Tensor::empty({2, 3}, dtypes::int32), i8 = Tensor::empty({4}, dtypes::int8), u8 = Tensor::empty({4}, dtypes::uint8);
+  CHECK(sig((a - b) / c) == "(2, 3) float | CONST BUFFER CONST CONST STACK RESHAPE BUFFER CONST MUL ADD BUFFER CONST STACK RESHAPE RECIPROCAL MUL");  // sub_div
+  CHECK(sig(2.0 - a / 3) == "(2, 3) float | CONST CONST BUFFER CONST CONST STACK RESHAPE CONST RECIPROCAL MUL CONST MUL ADD");  // rsub_rdiv
+  CHECK(sig((a < b).where(a, c)) == "(2, 3) float | CONST BUFFER CONST CONST STACK RESHAPE BUFFER CMPLT BUFFER CONST STACK RESHAPE WHERE");  // cmp_where
+  CHECK(sig((a >= b).where(a <= c, a.eq(b))) == "(2, 3) bool | CONST BUFFER CONST CONST STACK RESHAPE BUFFER CMPLT CONST CMPNE BUFFER CONST STACK RESHAPE CMPLT CMPNE CMPNE CMPNE WHERE");  // ge_le_eq
+  CHECK(sig(c.expand({2, 3}).pad({{1, 0}, {0, 2}}).flip({1}).shrink({{0, 2}, {1, 3}})) == "(2, 2) float | CONST BUFFER CONST STACK RESHAPE RESHAPE CONST EXPAND PERMUTE CONST STACK CONST STACK PAD FLIP STACK STACK SHRINK");  // expand_pad_flip
+  CHECK(sig(i.mean(1) + i.min(0).sum()) == "(2,) float | CONST BUFFER CONST CONST STACK RESHAPE PERMUTE REDUCE CAST RECIPROCAL MUL CONST XOR REDUCE XOR REDUCE CAST ADD");  // int_mean_min
+  CHECK(sig(i8.sum()) == "() int | CONST BUFFER CAST REDUCE");  // int8_sum
+  CHECK(sig(i8 + u8) == "(4,) short | CONST BUFFER CAST BUFFER CAST ADD");  // i8_u8_add
+  CHECK(sig(a.var(0, true, 0)) == "(1, 3) float | CONST BUFFER CONST CONST STACK RESHAPE REDUCE CONST STACK RESHAPE CONST RECIPROCAL MUL CONST MUL ADD MUL REDUCE RESHAPE MUL");  // var_keep
+  CHECK(sig(Tensor::empty({2, 3, 4}).permute({2, 0, 1}).reshape({4, -1}).transpose().flatten()) == "(24,) float | CONST BUFFER CONST CONST CONST STACK RESHAPE PERMUTE CONST STACK RESHAPE PERMUTE RESHAPE");  // permute_reshape
+  CHECK(sig(Tensor::empty({3, 1, 4}).squeeze().unsqueeze(0).squeeze(1)) == "(1, 3, 4) float | CONST BUFFER CONST CONST CONST STACK RESHAPE STACK RESHAPE STACK RESHAPE");  // unsq_sq
+  CHECK(sig(a.max({}, true)) == "(1, 1) float | CONST BUFFER CONST CONST STACK RESHAPE REDUCE CONST STACK RESHAPE");  // max_all_keep
+  CHECK(sig((a < b).logical_not()) == "(2, 3) bool | CONST BUFFER CONST CONST STACK RESHAPE BUFFER CMPLT CONST CMPNE");  // bool_ops
+  CHECK(sig(i.exp()) == "(2, 3) float | CONST BUFFER CONST CONST STACK RESHAPE CAST CONST MUL EXP2");  // exp_int
+  CHECK(sig(i.log()) == "(2, 3) float | CONST BUFFER CONST CONST STACK RESHAPE LOG2 CONST MUL");  // log_int
+  CHECK(sig(a.cast(dtypes::int32).cast(dtypes::float32)) == "(2, 3) float | CONST BUFFER CONST CONST STACK RESHAPE CAST CAST");  // cast
+  CHECK(sig(a.sum(0).contiguous()) == "(3,) float | CONST BUFFER CONST CONST STACK RESHAPE REDUCE CONTIGUOUS");  // contig
+  CHECK(sig(Tensor::empty({5}).dot(Tensor::empty({5, 3}))) == "(3,) float | CONST BUFFER CONST BUFFER CONST STACK RESHAPE PERMUTE MUL PERMUTE REDUCE");  // dot_1d
+  CHECK(sig(Tensor::empty({2, 4, 5}).matmul(Tensor::empty({5, 3}))) == "(2, 4, 3) float | CONST BUFFER CONST CONST CONST STACK RESHAPE CONST STACK RESHAPE CONST BUFFER CONST STACK RESHAPE STACK RESHAPE PERMUTE MUL PERMUTE REDUCE");  // bmm
+}
+
+// Values produced by running tinygrad rewrite_rangeify2 (CPU) on the same inputs.
+TEST_CASE("tensor: integer and bool semantics match tinygrad values") {
+  Tensor u8 = Tensor::from<uint8_t>({3, 250, 7}, {3}), i8 = Tensor::from<int8_t>({-100, 100, 5}, {3});
+  CHECK(u8.min().dtype() == dtypes::uint8);
+  CHECK(u8.min().to_vector<int>() == std::vector<int>{3});
+  CHECK(u8.max().to_vector<int>() == std::vector<int>{250});
+  CHECK((i8 + u8).dtype() == dtypes::int16);
+  CHECK((i8 + u8).to_vector<int>() == std::vector<int>{-97, 350, 12});
+  CHECK(i8.sum().dtype() == dtypes::int32);
+  CHECK(i8.sum().to_vector<int>() == std::vector<int>{5});
+  CHECK(u8.sum().dtype() == dtypes::uint32);
+  CHECK(u8.sum().to_vector<int>() == std::vector<int>{260});
+  check_close((Tensor::from<int32_t>({7, -7}, {2}) / 2).to_vector<float>(), {3.5, -3.5});
+  check_close((Tensor::from<int32_t>({1, 2, 3}, {3}) * 2.5).to_vector<float>(), {2.5, 5.0, 7.5});
+  Tensor gt = Tensor({1, 2, 3}, {3}) > 1.0f;
+  CHECK(gt.sum().dtype() == dtypes::int32);
+  CHECK(gt.sum().to_vector<int>() == std::vector<int>{2});
+  CHECK(Tensor::from<int32_t>({1, 2, 4}, {3}).mean().to_vector<float>() == std::vector<float>{2.3333334922790527f});
+  Tensor a(seq(6), {2, 3});
+  CHECK(a.max({}, true).shape() == Shape{1, 1});
+  CHECK(a.sum({0, 1}).shape() == Shape{});
+  CHECK(a.sum(std::vector<int64_t>{}).shape() == Shape{2, 3});
+  CHECK(a.sum(-1).to_vector<float>() == std::vector<float>{3, 12});
+}
+
+TEST_CASE("tensor: building and evaluating from several threads") {
+  std::vector<std::thread> ts;
+  std::atomic<int> ok{0};
+  for (int k = 0; k < 4; k++)
+    ts.emplace_back([k, &ok] {
+      for (int r = 0; r < 20; r++) {
+        Tensor a(seq(12, 1, float(k)), {3, 4});
+        auto v = (a * 2.0f).sum(1).to_vector<float>();
+        double want = 0;
+        for (int i = 0; i < 4; i++) want += 2.0 * (i + k);
+        if (v.size() == 3 && double(v[0]) == want) ok++;
+      }
+    });
+  for (auto& t : ts) t.join();
+  CHECK(ok.load() == 80);
+}
+
+TEST_CASE("tensor: half dtypes build graphs without host storage") {
+  Tensor h = Tensor::empty({4, 3}, dtypes::float16);
+  CHECK(h.dtype() == dtypes::float16);
+  CHECK(h.sum(1).dtype() == dtypes::float16);  // accumulates in float32, casts back (tinygrad)
+  CHECK(h.sum(1).uop().op() == Ops::CAST);
+  CHECK((h + 1).dtype() == dtypes::float16);
+  CHECK_THROWS_AS(h.to_vector<float>(), Error);
 }

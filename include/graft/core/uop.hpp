@@ -142,8 +142,9 @@ class UOp {
   const std::vector<int64_t>& shape() const;  // raises graft::Error when the node has no shape
   bool has_shape() const;
   std::string str() const;     // tinygrad-style pretty print
-  std::string render() const;  // index-expression render (rules/symbolic)
-  UOp simplify() const;        // rules/symbolic
+  // rules/symbolic.hpp; templates so that only translation units that use them instantiate the rule tables
+  template <class = void> std::string render() const;  // index-expression render
+  template <class = void> UOp simplify() const;
 
  private:
   friend struct detail::Interner;

@@ -1,5 +1,8 @@
 // Symbolic rule sets (tinygrad uop/symbolic.py + uop/divandmod.py): symbolic_simple() and symbolic(), plus
 // UOp::simplify() and UOp::render() (tinygrad uop/render.py's index-expression renderer).
+// The rule tables are function templates (`template <class = void>`, called as plain `symbolic()`): a translation
+// unit that includes graft.hpp but never simplifies does not instantiate the ~100 rules, which keeps compile times
+// down for everything else.
 //
 // What is here (see reference/tinygrad_core.md §8 for the categories):
 //   symbolic_simple: pm_data_invalid (Invalid propagation through gates, gated LOAD/STORE), self folding (x+0, x*1, x^0, x//x, x//1, x//-1, (x^y)^y, (x%y)%y, bool &|, x!=False,
@@ -15,6 +18,7 @@
 // Integer arithmetic is int64; a fold that would overflow int64 is skipped (Python ints are unbounded).
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -36,7 +40,7 @@
 
 namespace graft {
 
-namespace sym {
+namespace sym_detail {
 
 // ---- integer helpers (Python semantics) ------------------------------------------------------------------------
 inline int64_t pfloordiv(int64_t a, int64_t b) { int64_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }
@@ -453,9 +457,9 @@ inline UOp canonicalize_simplex(const UOp& X) {
 }
 
 // ---- fold_divmod_general (divandmod.py) -----------------------------------------------------------------------------
-inline UOp simplify_sym(const UOp& u);  // graph_rewrite(u, symbolic())
+template <class = void> UOp simplify_sym(const UOp& u);  // graph_rewrite(u, symbolic())
 
-inline UOp fold_divmod_general(const UOp& d) {
+template <class = void> UOp fold_divmod_general(const UOp& d) {
   const bool is_mod = d.op() == Ops::FLOORMOD;
   const UOp &x = d.src(0), &y = d.src(1);
   auto mk = [&](const UOp& a, const UOp& b) { return is_mod ? a % b : floordiv(a, b); };
@@ -622,7 +626,7 @@ inline UOp fold_divmod_general(const UOp& d) {
   return is_mod ? new_x % y : floordiv(new_x, y) + usum(quo);
 }
 
-}  // namespace sym
+}  // namespace sym_detail
 
 // ---- the rule tables --------------------------------------------------------------------------------------------
 namespace sym_pats {
@@ -658,21 +662,21 @@ inline UOp sym_bool(bool v) { return UOp::const_(dtypes::bool_, v); }
 
 // Invalid poisons the value: ops move inside the gate so the Invalid reaches the LOAD/STORE and folds there. This runs
 // before the arithmetic rules so that 0*maybe_invalid does not become 0 (tinygrad pm_data_invalid).
-inline const PatternMatcher& pm_data_invalid() {
+template <class = void> const PatternMatcher& pm_data_invalid() {
   using namespace sym_pats;
-  static constexpr auto inv = p::const_(Invalid).named<"i">();
+  static constexpr auto inv = p::const_(Invalid).template named<"i">();
   static constexpr auto gate = p::where(cond, x, inv);
   static constexpr OpSet unary_cast = GroupOp::Unary | OpSet{Ops::CAST, Ops::BITCAST};
   static constexpr auto idx = p::op<Ops::INDEX>(p::prefix(p::wild, inv));
   static const PatternMatcher pm{
       rule(p::op<Ops::STACK>(p::each(inv)), [](const auto& m) { return m["i"]; }),
       rule(p::ops<unary_cast>(inv), [](const auto& m) { return m["i"]; }),
-      rule(p::ops<unary_cast>(gate).named<"op">(),
+      rule(p::ops<unary_cast>(gate).template named<"op">(),
            [](const auto& m) { UOp s[] = {m[x]}; return where(m[cond], m["op"].with_src(s), m["i"]); }),
       // binary ops move inside the gate, with Invalid in the false branch
-      rule(p::ops<GroupOp::Binary>(gate, y).named<"alu">(),
+      rule(p::ops<GroupOp::Binary>(gate, y).template named<"alu">(),
            [](const auto& m) { return where(m[cond], m[x].alu(m["alu"].op(), m[y]), m["i"]); }),
-      rule(p::ops<GroupOp::Binary>(y, gate).named<"alu">(),
+      rule(p::ops<GroupOp::Binary>(y, gate).template named<"alu">(),
            [](const auto& m) { return where(m[cond], m[y].alu(m["alu"].op(), m[x]), m["i"]); }),
       rule(p::ops<GroupOp::Binary - GroupOp::Comparison>(p::perm(inv, p::wild)), [](const auto& m) { return m["i"]; }),
       // an Invalid condition poisons the whole where; a gated Invalid condition lifts the gate out
@@ -691,16 +695,16 @@ inline const PatternMatcher& pm_data_invalid() {
            [](const auto& m) { return m[b].is_invalid() ? UOp() : where(m[a] | m[cond], where(m[a], m[b], m[x]), m["i"]); }),
       // fold gated LOAD/STORE
       rule(p::op<Ops::STORE>(p::any(idx, p::cast(idx)), p::wild), [](const auto&) { return UOp::make(Ops::NOOP, dtypes::void_); }),
-      rule(p::op<Ops::LOAD>(p::prefix(p::any(idx, p::cast(idx)))).named<"x">(),
+      rule(p::op<Ops::LOAD>(p::prefix(p::any(idx, p::cast(idx)))).template named<"x">(),
            [](const auto& m) { const UOp& l = m[x]; return l.nsrc() > 1 ? l.src(1) : l.const_like(0); }),
   };
   return pm;
 }
 
-inline const PatternMatcher& symbolic_simple() {
+template <class = void> const PatternMatcher& symbolic_simple() {
   using namespace sym_pats;
-  using sym::is_c;
-  using sym::ival;
+  using sym_detail::is_c;
+  using sym_detail::ival;
   static const PatternMatcher pm = pm_data_invalid() + PatternMatcher{
       // ** self folding **
       rule(x + 0, [](const auto& m) { return m[x]; }),
@@ -710,8 +714,8 @@ inline const PatternMatcher& symbolic_simple() {
       rule(p::floordiv(x, 1), [](const auto& m) { return m[x]; }),
       rule(p::floordiv(x, -1), [](const auto& m) { return -m[x]; }),
       rule((x ^ y) ^ y, [](const auto& m) { return m[x]; }),
-      rule((p::wild % y).named<"base">() % y, [](const auto& m) { return m["base"]; }),
-      rule(p::op<Ops::ADD>().dtype(dtypes::weakint).named<"x">(), [](const auto& m) { return sym::fold_add_divmod_recombine(m[x]); }),
+      rule((p::wild % y).template named<"base">() % y, [](const auto& m) { return m["base"]; }),
+      rule(p::op<Ops::ADD>().dtype(dtypes::weakint).template named<"x">(), [](const auto& m) { return sym_detail::fold_add_divmod_recombine(m[x]); }),
       rule(xb & c, [](const auto& m) { return m[c].arg().as_double() != 0 ? m[x] : m[c]; }),
       rule(xb | c, [](const auto& m) { return m[c].arg().as_double() != 0 ? m[c] : m[x]; }),
       rule(p::ne(xb, cfalse), [](const auto& m) { return m[x]; }),
@@ -745,7 +749,7 @@ inline const PatternMatcher& symbolic_simple() {
            }),
       rule(p::ne(xi, x), [](const auto&) { return sym_bool(false); }),
       // ** constant folding **
-      rule(p::ops<GroupOp::ALU>().named<"a">(), [](const auto& m) { return sym::fold_const_alu(m[a]); }),
+      rule(p::ops<GroupOp::ALU>().template named<"a">(), [](const auto& m) { return sym_detail::fold_const_alu(m[a]); }),
       // bool MUL is AND, ADD/MAX is OR
       rule(xb * yb, [](const auto& m) { return m[x] & m[y]; }),
       rule(xb + yb, [](const auto& m) { return m[x] | m[y]; }),
@@ -763,9 +767,9 @@ inline const PatternMatcher& symbolic_simple() {
              return v.const_like(0);
            }),
       // ** cast / bitcast **
-      rule(p::ops<OpSet{Ops::CAST, Ops::BITCAST}>().named<"root">(),
+      rule(p::ops<OpSet{Ops::CAST, Ops::BITCAST}>().template named<"root">(),
            [](const auto& m) { const UOp& r = m["root"]; return r.dtype() == r.src(0).dtype() ? r.src(0) : UOp(); }),
-      rule(p::cast(p::cast(x).named<"ca">()).named<"cb">(),
+      rule(p::cast(p::cast(x).template named<"ca">()).template named<"cb">(),
            [](const auto& m) {
              return m[x].dtype() == m["cb"].dtype() && can_lossless_cast(m["cb"].dtype(), m["ca"].dtype()) ? m[x] : UOp();
            }),
@@ -804,11 +808,11 @@ inline const PatternMatcher& symbolic_simple() {
   return pm;
 }
 
-namespace sym {
-inline PatternMatcher make_commutative() {
+namespace sym_detail {
+template <class = void> PatternMatcher make_commutative() {
   using namespace sym_pats;
   return PatternMatcher{
-      rule(pat::ops<GroupOp::Commutative>().dtype(dtypes::weakint).named<"x">(),
+      rule(pat::ops<GroupOp::Commutative>().dtype(dtypes::weakint).template named<"x">(),
            [](const auto& m) {
              const UOp& u = m[x];
              if (u.nsrc() != 2 || !tuplize_less(u.src(1), u.src(0))) return UOp();
@@ -817,15 +821,15 @@ inline PatternMatcher make_commutative() {
            }),
   };
 }
-}  // namespace sym
+}  // namespace sym_detail
 
-inline const PatternMatcher& commutative() {
-  static const PatternMatcher pm = sym::make_commutative();
+template <class = void> const PatternMatcher& commutative() {
+  static const PatternMatcher pm = sym_detail::make_commutative();
   return pm;
 }
 
-namespace sym {
-inline PatternMatcher make_phase2() {
+namespace sym_detail {
+template <class = void> PatternMatcher make_phase2() {
   using namespace sym_pats;
   // (x op c1) op c2 -> x op (c1 op c2); skipped when c1 op c2 does not fold (int64 overflow: Python ints would not
   // overflow), otherwise reassociation and the canonical order would cycle
@@ -852,7 +856,7 @@ inline PatternMatcher make_phase2() {
       rule(p::where(p::logical_not(cond.dtype(dtypes::bool_)), t, f),
            [](const auto& m) { return m[f].is_invalid() ? UOp() : where(m[cond], m[f], m[t]); }),
       rule(p::where(cond.dtype(dtypes::bool_), t, f), [](const auto& m) { return fold_where_closure(m[cond], m[t], m[f]); }),
-      rule(p::ops<GroupOp::Binary>(p::where(p::var<"c">, t, f), p::where(p::var<"c">, tt, ff)).named<"alu">(),
+      rule(p::ops<GroupOp::Binary>(p::where(p::var<"c">, t, f), p::where(p::var<"c">, tt, ff)).template named<"alu">(),
            [](const auto& m) {
              if (!((m[t].op() == Ops::CONST && m[tt].op() == Ops::CONST) || (m[f].op() == Ops::CONST && m[ff].op() == Ops::CONST))) return UOp();
              Ops o = m["alu"].op();
@@ -865,7 +869,7 @@ inline PatternMatcher make_phase2() {
            }),
       rule(p::where(p::var<"c">, t, 0) + p::where(p::var<"c">, 0, f), [](const auto& m) { return where(m["c"], m[t], m[f]); }),
       // ** range facts **
-      rule(p::ops<OpSet{Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::PARAM, Ops::AFTER, Ops::SPECIAL}>().named<"x">(),
+      rule(p::ops<OpSet{Ops::CMPLT, Ops::CMPNE, Ops::FLOORDIV, Ops::FLOORMOD, Ops::PARAM, Ops::AFTER, Ops::SPECIAL}>().template named<"x">(),
            [](const auto& m) {
              const UOp& u = m[x];
              if (dtypes::is_float(u.dtype()) || u.dtype() == dtypes::void_) return UOp();
@@ -873,7 +877,7 @@ inline PatternMatcher make_phase2() {
              if (!(lo == hi) || lo.as_int() == detail::kI64Min || lo.as_int() == detail::kI64Max) return UOp();
              return u.const_like(lo);
            }),
-      rule(p::op<Ops::RANGE>(p::op<Ops::CONST>()).named<"x">(),
+      rule(p::op<Ops::RANGE>(p::op<Ops::CONST>()).template named<"x">(),
            [](const auto& m) {
              const UOp& u = m[x];
              return u.vmin() == u.vmax() ? u.const_like(u.vmin()) : UOp();
@@ -892,11 +896,11 @@ inline PatternMatcher make_phase2() {
              return UOp();
            }),
       // ** two stage ALU folding **
-      rule(((x + c1) + c2).named<"f">(), assoc),
-      rule(((x * c1) * c2).named<"f">(), assoc),
-      rule(((x & c1) & c2).named<"f">(), assoc),
-      rule(((x | c1) | c2).named<"f">(), assoc),
-      rule(p::maximum(p::maximum(x, c1), c2).named<"f">(), assoc),
+      rule(((x + c1) + c2).template named<"f">(), assoc),
+      rule(((x * c1) * c2).template named<"f">(), assoc),
+      rule(((x & c1) & c2).template named<"f">(), assoc),
+      rule(((x | c1) | c2).template named<"f">(), assoc),
+      rule(p::maximum(p::maximum(x, c1), c2).template named<"f">(), assoc),
       rule(p::floordiv(p::floordiv(x, c1), c2),
            [](const auto& m) { return m[c2].vmin().as_double() > 0 ? floordiv(m[x], m[c1] * m[c2]) : UOp(); }),
       // ** lt **
@@ -923,12 +927,12 @@ inline PatternMatcher make_phase2() {
              UOp nx = canonicalize_simplex(m[x]);
              return nx ? ne(nx < 1, true) : UOp();
            }),
-      rule(p::op<Ops::RANGE>(p::var<"end">).named<"r">() % p::var<"end">, [](const auto& m) { return m["r"]; }),
-      rule(p::floordiv(p::op<Ops::RANGE>(p::var<"end">).named<"r">(), p::var<"end">), [](const auto& m) { return m["r"].const_like(0); }),
+      rule(p::op<Ops::RANGE>(p::var<"end">).template named<"r">() % p::var<"end">, [](const auto& m) { return m["r"]; }),
+      rule(p::floordiv(p::op<Ops::RANGE>(p::var<"end">).template named<"r">(), p::var<"end">), [](const auto& m) { return m["r"].const_like(0); }),
       // ** cast folding **
-      rule(p::cast(p::cast(x).named<"ca">()).named<"cb">(),
+      rule(p::cast(p::cast(x).template named<"ca">()).template named<"cb">(),
            [](const auto& m) { return can_lossless_cast(m[x].dtype(), m["ca"].dtype()) ? m[x].cast(m["cb"].dtype()) : UOp(); }),
-      rule(p::cast(p::cast(p::var<"x">.dtype(ints_w)).dtype(ints_w).named<"ca">()).named<"cb">(),
+      rule(p::cast(p::cast(p::var<"x">.dtype(ints_w)).dtype(ints_w).template named<"ca">()).template named<"cb">(),
            [](const auto& m) {
              DType ad = m["ca"].dtype();
              if (ad == dtypes::weakint || ad == dtypes::int64 || ad == dtypes::uint64) {  // int64-wide: every value fits
@@ -937,46 +941,46 @@ inline PatternMatcher make_phase2() {
              }
              return dtypes::imin(ad) <= m[x].vmin().as_int() && m[x].vmax().as_int() <= dtypes::imax(ad) ? m[x].cast(m["cb"].dtype()) : UOp();
            }),
-      rule(p::cast(xw + c, dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64).named<"cast">(),
+      rule(p::cast(xw + c, dtypes::int8, dtypes::int16, dtypes::int32, dtypes::int64).template named<"cast">(),
            [](const auto& m) { return m[x].cast(m["cast"].dtype()) + m["cast"].const_like(m[c].arg()); }),
       // after/end with 1 src is just src[0]
       rule(p::ops<OpSet{Ops::AFTER, Ops::END}>(p::var<"s">), [](const auto& m) { return m["s"]; }),
   };
 }
 
-inline PatternMatcher make_div_and_mod() {
+template <class = void> PatternMatcher make_div_and_mod() {
   using namespace sym_pats;
   return PatternMatcher{
       // (x//c+a)//d -> (x+a*c)//(c*d) for d>0
       rule(p::floordiv(p::floordiv(x, c) + p::cvar<"a">, d),
            [](const auto& m) { return ival(m[d]) > 0 ? floordiv(m[x] + m["a"] * m[c], m[c] * m[d]) : UOp(); }),
       // (x+c)//d -> (x+c%d)//d + c//d ; (x+c)%d -> (x+c%d)%d
-      rule(p::ops<OpSet{Ops::FLOORDIV, Ops::FLOORMOD}>(xw + c, d).named<"n">(),
+      rule(p::ops<OpSet{Ops::FLOORDIV, Ops::FLOORMOD}>(xw + c, d).template named<"n">(),
            [](const auto& m) {
              int64_t cv = ival(m[c]), dv = ival(m[d]);
              if (dv == 0 || pfloormod(cv, dv) == cv) return UOp();
              if (m["n"].op() == Ops::FLOORDIV) return floordiv(m[x] + pfloormod(cv, dv), m[d]) + pfloordiv(cv, dv);
              return (m[x] + pfloormod(cv, dv)) % m[d];
            }),
-      rule(p::ops<OpSet{Ops::FLOORDIV, Ops::FLOORMOD}>().dtype(dtypes::weakint).named<"d">(),
+      rule(p::ops<OpSet{Ops::FLOORDIV, Ops::FLOORMOD}>().dtype(dtypes::weakint).template named<"d">(),
            [](const auto& m) { return fold_divmod_general(m["d"]); }),
   };
 }
-}  // namespace sym
+}  // namespace sym_detail
 
-inline const PatternMatcher& div_and_mod_symbolic() {
-  static const PatternMatcher pm = sym::make_div_and_mod();
+template <class = void> const PatternMatcher& div_and_mod_symbolic() {
+  static const PatternMatcher pm = sym_detail::make_div_and_mod();
   return pm;
 }
 
-inline const PatternMatcher& symbolic() {
-  static const PatternMatcher pm = symbolic_simple() + commutative() + sym::make_phase2() + div_and_mod_symbolic();
+template <class = void> const PatternMatcher& symbolic() {
+  static const PatternMatcher pm = symbolic_simple() + commutative() + sym_detail::make_phase2() + div_and_mod_symbolic();
   return pm;
 }
 
-inline UOp sym::simplify_sym(const UOp& u) { return graph_rewrite(u, symbolic()); }
+template <class> UOp sym_detail::simplify_sym(const UOp& u) { return graph_rewrite(u, symbolic()); }
 
-inline UOp UOp::simplify() const {
+template <class> UOp UOp::simplify() const {
   if (op() == Ops::CONST) return *this;
   if (op() == Ops::SINK &&
       std::all_of(src().begin(), src().end(), [](const UOp& s) { return s.op() == Ops::CONST || (s.op() == Ops::STACK && s.nsrc() == 0); }))
@@ -984,8 +988,252 @@ inline UOp UOp::simplify() const {
   return graph_rewrite(*this, symbolic());
 }
 
+// ---- sym: symbolic + pm_simplify_valid + sym-only rules + pm_clean_up_group_sink (tinygrad uop/symbolic.py `sym`) ----
+// Left out of sym (no vectors / transcendentals / image lowering here): the STACK-ALU reorder, POW -> xpow, and the
+// IMAGE-only skip in gated_given_valid. REDUCE rules only fire on a range-form REDUCE (arg (op, 0)), as tinygrad's
+// `arg=Ops.ADD` pattern does; a tensor-level REDUCE (arg (op, n_axes)) is left alone.
+namespace sym_detail {
+
+// parse_valid: X <= c -> (X, true, c); X >= c -> (X, false, c)
+struct ParsedValid {
+  UOp expr;
+  bool upper;
+  int64_t c;
+};
+inline std::optional<ParsedValid> parse_valid(const UOp& v) {
+  if (v.op() == Ops::CMPNE && v.src(1).op() == Ops::CONST && v.src(1).arg().is_number() && v.src(1).arg().as_double() == 1 &&
+      v.src(0).op() == Ops::CMPLT && dtypes::is_int(v.src(0).src(0).dtype()))
+    return ParsedValid{v.src(0).src(0), false, imin(v.src(0).src(1))};  // (X < c) != True -> X >= c
+  if (v.op() == Ops::CMPLT && dtypes::is_int(v.src(0).dtype())) {
+    if (v.src(0).op() == Ops::CONST) return ParsedValid{v.src(1), false, ival(v.src(0)) + 1};  // c < X -> X >= c+1
+    int64_t hi = imax(v.src(1));
+    if (hi == detail::kI64Min) return std::nullopt;
+    return ParsedValid{v.src(0), true, hi - 1};  // X < c -> X <= c-1
+  }
+  return std::nullopt;
+}
+
+// UOp.variable(name, lo, hi, dtype, param=True): the PARAM form, which the range-fact rule folds to a CONST when
+// lo == hi. A bound can be empty (lo > hi) when the valid is unsatisfiable, which UOp::variable rejects, so the
+// node is built directly.
+inline UOp fake_variable(int64_t i, int64_t lo, int64_t hi, DType dt) {
+  ParamArg p{-1, dt, std::pair{lo, hi}, 1, "fake" + std::to_string(i), AddrSpace::ALU, ""};
+  return UOp::make(Ops::PARAM, dt, {UOp::shape_arg({})}, Arg(std::move(p)));
+}
+
+inline bool all_same(const std::vector<UOp>& xs) {
+  for (const UOp& u : xs)
+    if (!(u == xs[0])) return false;
+  return true;
+}
+
+inline UOp uand(std::span<const UOp> xs) {
+  UOp r = xs[0];
+  for (size_t i = 1; i < xs.size(); i++) r = r & xs[i];
+  return r;
+}
+
+// uop_given_valid: simplify `uop` knowing that `valid` is True, by substituting each bounded expression with a
+// variable of the tightened range, simplifying, and substituting back
+template <class = void> UOp uop_given_valid(const UOp& valid, UOp uop, bool try_simplex = true) {
+  std::vector<std::pair<UOp, std::array<std::optional<int64_t>, 2>>> bounds;
+  for (const UOp& stmt : split_uop(valid, Ops::AND)) {
+    auto res = parse_valid(stmt);
+    if (!res) continue;
+    auto it = std::find_if(bounds.begin(), bounds.end(), [&](const auto& b) { return b.first == res->expr; });
+    if (it == bounds.end()) bounds.push_back({res->expr, {}}), it = bounds.end() - 1;
+    it->second[res->upper ? 1 : 0] = res->c;
+  }
+  std::vector<std::pair<UOp, UOp>> all_candidates;
+  for (size_t i = 0; i < bounds.size(); i++) {
+    const UOp& expr = bounds[i].first;
+    int64_t v0 = bounds[i].second[0] ? *bounds[i].second[0] : imin(expr), v1 = bounds[i].second[1] ? *bounds[i].second[1] : imax(expr);
+    all_candidates.emplace_back(expr, fake_variable(int64_t(i), v0, v1, expr.dtype()));
+    if (!try_simplex) continue;
+    std::vector<std::vector<std::pair<UOp, UOp>>> candidates{{all_candidates.back()}};
+    if (expr.op() == Ops::ADD && v0 == 1) {
+      std::vector<UOp> xs = split_uop(expr, Ops::ADD);
+      if (std::all_of(xs.begin(), xs.end(), [](const UOp& u) { return GroupOp::Irreducible.has(u.op()); })) {
+        std::vector<std::pair<UOp, UOp>> cand;
+        for (const UOp& xi : xs) cand.emplace_back(xi, fake_variable(int64_t(i), 1, imax(xi), xi.dtype()));
+        candidates.push_back(std::move(cand));
+      }
+    }
+    for (const auto& candidate : candidates) {
+      if (std::any_of(candidate.begin(), candidate.end(), [&](const auto& xn) { return !in_slice(uop, xn.first); })) continue;
+      std::vector<UOp> newuops;
+      for (const auto& [X, newX] : candidate)
+        newuops.push_back(uop.substitute({{X, newX}}).simplify().substitute({{newX, X}}).simplify());
+      if (all_same(newuops)) {
+        uop = newuops[0];
+      } else if (uop.op() == Ops::STACK && uop.nsrc() == 2 &&
+                 std::all_of(newuops.begin(), newuops.end(), [](const UOp& n) { return n.op() == Ops::STACK && n.nsrc() == 2; })) {
+        std::vector<UOp> s0, s1;
+        for (const UOp& n : newuops) s0.push_back(n.src(0)), s1.push_back(n.src(1));
+        if (all_same(s0)) { UOp s[] = {newuops[0].src(0), uop.src(1)}; uop = uop.with_src(s); }
+        if (all_same(s1)) { UOp s[] = {uop.src(0), newuops[0].src(1)}; uop = uop.with_src(s); }
+      }
+    }
+  }
+  // try all the valids together (only the whole expressions)
+  std::unordered_map<UOp, UOp> sub, back;
+  for (const auto& [X, newX] : all_candidates) sub.emplace(X, newX), back.emplace(newX, X);
+  if (UOp s_uop = uop.substitute(sub); !(s_uop == uop)) uop = s_uop.simplify().substitute(back).simplify();
+  return uop;
+}
+
+// simplify_valid: an AND of clauses, each simplified under the ones before it (clauses whose expression appears in
+// other clauses go first). Returns empty when nothing changed.
+template <class = void> UOp simplify_valid(const UOp& valid) {
+  if (has_op_in_slice(valid, Ops::INDEX)) return UOp();  // only for indexing
+  std::vector<UOp> valids = split_uop(valid, Ops::AND);
+  std::vector<std::pair<int64_t, UOp>> keyed;
+  for (const UOp& v : valids) {
+    int64_t pr = 0;
+    if (auto res = parse_valid(v))
+      for (const UOp& other : valids) pr -= in_slice(other, res->expr) ? 1 : 0;
+    keyed.emplace_back(pr, v);
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < valids.size(); i++) valids[i] = keyed[i].second;
+  std::vector<UOp> ret;
+  for (size_t i = 0; i < valids.size(); i++) {
+    UOp stmt = valids[i];
+    if (std::find(valids.begin(), valids.begin() + ptrdiff_t(i), stmt) != valids.begin() + ptrdiff_t(i)) continue;  // dedup
+    if (!ret.empty()) stmt = uop_given_valid(uand(ret), stmt);
+    ret.push_back(stmt);
+  }
+  if (ret == valids) return UOp();
+  return uand(ret);
+}
+
+// where(cond, x, Invalid) with pure index math x: simplify x under cond (a LOAD in x would run even where cond is false)
+template <class = void> UOp gated_given_valid(const UOp& cond, const UOp& x, const UOp& i) {
+  if (x.dtype() != dtypes::weakint || has_op_in_slice(x, Ops::INDEX)) return UOp();
+  UOp nx = uop_given_valid(cond, x, false);
+  return nx == x ? UOp() : where(cond, nx, i);
+}
+
+// REDUCE arg (op, n): the reduce op, and whether it is a range-form REDUCE (n == 0)
+inline std::optional<Ops> range_reduce_op(const UOp& r) {
+  if (r.arg().is<Ops>()) return r.arg().get<Ops>();
+  if (!r.arg().is<ArgTuple>()) return std::nullopt;
+  const ArgTuple& t = r.arg().tuple();
+  if (t.empty() || !t[0].is<Ops>() || (t.size() > 1 && !(t[1].is_number() && t[1].as_int() == 0))) return std::nullopt;
+  return t[0].get<Ops>();
+}
+
+// reduce_mul_chain: MUL factors that do not depend on the reduce ranges move after the REDUCE
+inline UOp reduce_mul_chain(const UOp& r) {
+  auto rop = range_reduce_op(r);
+  if (!rop || (*rop != Ops::ADD && *rop != Ops::MAX) || r.dtype() != r.src(0).dtype()) return UOp();
+  std::vector<UOp> inside, outside;
+  for (const UOp& m : split_uop(r.src(0), Ops::MUL)) {
+    bool indep = true;
+    for (size_t k = 1; k < r.nsrc() && indep; k++) indep = !(m == r.src(k)) && !in_slice(m, r.src(k));
+    if (indep && (*rop != Ops::MAX || m.vmin().as_double() >= 0)) outside.push_back(m);
+    else inside.push_back(m);
+  }
+  if (outside.empty()) return UOp();
+  std::vector<UOp> srcs(r.src().begin(), r.src().end());
+  UOp in = inside.empty() ? r.src(0).const_like(1) : inside[0];
+  for (size_t k = 1; k < inside.size(); k++) in = in * inside[k];
+  srcs[0] = in;
+  UOp out = r.with_src(srcs);
+  for (const UOp& m : outside) out = out * m;
+  return out;
+}
+
+// commit_weak (uop/weak.py): a CONST takes the dtype directly, anything else is cast
+inline UOp commit_weak(const UOp& s, DType dt) { return s.op() == Ops::CONST ? UOp::const_(dt, s.arg()) : s.cast(dt); }
+
+inline UOp valid_idx(const UOp& idx, const UOp& cond) { return where(cond, idx, UOp::invalid()); }
+inline UOp store(const UOp& index, const UOp& val) { return UOp::make(Ops::STORE, dtypes::void_, {index, val}); }
+inline UOp reindex(const UOp& index, const UOp& gate) { return UOp::infer(Ops::INDEX, {index.src(0), valid_idx(index.src(1), gate)}); }
+
+template <class = void> PatternMatcher make_sym_extra() {
+  using namespace sym_pats;
+  static constexpr auto inv = p::const_(Invalid).template named<"i">();
+  static constexpr auto index = p::op<Ops::INDEX>().template named<"index">();
+  static constexpr auto rd = p::reciprocal(1 + x).template named<"d">();
+  return PatternMatcher{
+      // ** where ** push a cast into the branches
+      rule(p::cast(p::where(p::var<"s">, a, b)).template named<"cast">(),
+           [](const auto& m) {
+             if (m[a].is_invalid() || m[b].is_invalid()) return UOp();
+             DType dt = m["cast"].dtype();
+             return where(m["s"], commit_weak(m[a], dt), commit_weak(m[b], dt));
+           }),
+      // ** load/store folding **
+      rule(p::op<Ops::STORE>(index, p::op<Ops::LOAD>(index)), [](const auto&) { return UOp::make(Ops::NOOP, dtypes::void_); }),
+      rule(p::op<Ops::STORE>(index, p::where(p::var<"gate">, p::var<"alt">, p::op<Ops::LOAD>(index))),
+           [](const auto& m) { return m["index"].nsrc() < 2 ? UOp() : store(reindex(m["index"], m["gate"]), m["alt"]); }),
+      rule(p::op<Ops::STORE>(p::wild, inv), [](const auto&) { return UOp::make(Ops::NOOP, dtypes::void_); }),
+      rule(p::op<Ops::STORE>(index, p::where(cond, val, inv)),
+           [](const auto& m) { return m["index"].nsrc() < 2 ? UOp() : store(reindex(m["index"], m[cond]), m[val]); }),
+      // ** reciprocal splitting **
+      rule(p::reciprocal(x * x), [](const auto& m) { return reciprocal(m[x]) * reciprocal(m[x]); }),
+      rule(p::reciprocal(x * x * x), [](const auto& m) { return reciprocal(m[x]) * reciprocal(m[x]) * reciprocal(m[x]); }),
+      rule(p::reciprocal(x * c), [](const auto& m) { return reciprocal(m[x]) * reciprocal(m[c]); }),
+      rule(x * rd, [](const auto& m) { return m["d"].const_like(1) - m["d"]; }),
+      rule(x * (rd * y), [](const auto& m) { return m[y] * (m["d"].const_like(1) - m["d"]); }),
+      rule(x * (rd + y), [](const auto& m) { return (m["d"].const_like(1) - m["d"]) + m[x] * m[y]; }),
+      // ** move a const multiply after a REDUCE(ADD), then independent MUL factors after REDUCE(ADD/MAX) **
+      rule(p::op<Ops::REDUCE>(p::prefix(x * c)).template named<"r">(),
+           [](const auto& m) {
+             const UOp& r = m["r"];
+             if (range_reduce_op(r) != std::optional<Ops>(Ops::ADD)) return UOp();
+             std::vector<UOp> srcs(r.src().begin(), r.src().end());
+             srcs[0] = m[x];
+             UOp nr = r.with_src(srcs);
+             return nr * nr.const_like(m[c].arg());
+           }),
+      rule(p::op<Ops::REDUCE>(p::prefix(p::op<Ops::MUL>())).template named<"r">(), [](const auto& m) { return reduce_mul_chain(m["r"]); }),
+      // ** combine terms (opinionated) **
+      rule(-1 * (x + y), [](const auto& m) { return (-m[x]) + (-m[y]); }),
+      rule((xw + y) * c, [](const auto& m) { return m[x] * m[c] + m[y] * m[c]; }),
+  };
+}
+}  // namespace sym_detail
+
+template <class = void> const PatternMatcher& pm_simplify_valid() {
+  using namespace sym_pats;
+  static const PatternMatcher pm{
+      rule(p::op<Ops::AND>().template named<"valid">(), [](const auto& m) { return sym_detail::simplify_valid(m["valid"]); }),
+      rule(p::where(cond, x, p::const_(Invalid).template named<"i">()),
+           [](const auto& m) { return sym_detail::gated_given_valid(m[cond], m[x], m["i"]); }),
+  };
+  return pm;
+}
+
+template <class = void> const PatternMatcher& pm_clean_up_group_sink() {
+  using namespace sym_pats;
+  static const PatternMatcher pm{
+      rule(p::op<Ops::GROUP>(x), [](const auto& m) { return m[x]; }),
+      rule(p::ops<OpSet{Ops::SINK, Ops::GROUP}>().template named<"root">(),
+           [](const auto& m) {
+             static constexpr OpSet flat{Ops::NOOP, Ops::STACK, Ops::SINK, Ops::GROUP};
+             const UOp& root = m["root"];
+             if (!std::any_of(root.src().begin(), root.src().end(), [](const UOp& s) { return flat.has(s.op()); })) return UOp();
+             std::vector<UOp> srcs;
+             for (const UOp& s : root.src()) {
+               if (flat.has(s.op())) srcs.insert(srcs.end(), s.src().begin(), s.src().end());
+               else srcs.push_back(s);
+             }
+             return UOp::make(root.op(), dtypes::void_, srcs, root.arg());
+           }),
+  };
+  return pm;
+}
+
+// tinygrad's `sym` (what codegen uses): symbolic + pm_simplify_valid + the sym-only rules + pm_clean_up_group_sink
+template <class = void> const PatternMatcher& sym() {
+  static const PatternMatcher pm = symbolic() + pm_simplify_valid() + sym_detail::make_sym_extra() + pm_clean_up_group_sink();
+  return pm;
+}
+
 // ---- render (tinygrad uop/render.py `renderer`) --------------------------------------------------------------------
-namespace sym {
+namespace sym_detail {
 inline std::string py_float_repr(double v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -1098,12 +1346,12 @@ inline std::string render_node(const UOp& x, const std::unordered_map<const UOpN
   }
   return x.str();
 }
-}  // namespace sym
+}  // namespace sym_detail
 
-inline std::string UOp::render() const {
+template <class> std::string UOp::render() const {
   UOp s = simplify();
   std::unordered_map<const UOpNode*, std::string> ctx;
-  for (const UOp& u : s.toposort()) ctx[u.node()] = sym::render_node(u, ctx);
+  for (const UOp& u : s.toposort()) ctx[u.node()] = sym_detail::render_node(u, ctx);
   return ctx.at(s.node());
 }
 

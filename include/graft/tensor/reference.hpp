@@ -1,6 +1,6 @@
 // Reference evaluator for tensor-graph UOps (what graft::Tensor builds), on the host, in double precision with the
 // dtype's semantics applied after every op: float32 results are rounded to float, ints wrap to their width (int ops
-// are done in int64), bool is 0/1. Handles BUFFER (host side table), CONST, every movement op (PAD fills 0), ALU ops
+// are done in int64), bool is 0/1, weakfloat computes as float32. Handles BUFFER (host side table), CONST, every movement op (PAD fills 0), ALU ops
 // with implicit (right-aligned) broadcasting, CAST, REDUCE of the leading n axes, AFTER/STORE (Tensor::full),
 // CONTIGUOUS / DETACH / COPY passthrough. Iterative (explicit stack, no recursion over graph depth), memoized per node.
 // This is the oracle for the compiled backends, which come later; Tensor::realize() uses it for now.
@@ -14,11 +14,12 @@
 
 namespace graft {
 
-namespace detail {
+namespace detail::ref {
 
 inline double round_to(DType dt, double v) {
   if (dtypes::is_bool(dt)) return v != 0 ? 1.0 : 0.0;
-  if (dtypes::is_float(dt)) return dt == dtypes::weakfloat ? v : truncate_float(dt, v);
+  // a weak float is computed as default_float (float32), as tinygrad lowers it; weakint keeps int64 range
+  if (dtypes::is_float(dt)) return truncate_float(dt == dtypes::weakfloat ? dtypes::default_float : dt, v);
   if (dtypes::is_int(dt)) return double(truncate_int(dt, int64_t(v)));
   return v;
 }
@@ -43,6 +44,12 @@ inline std::vector<int64_t> strides_of(const Shape& s) {
   return st;
 }
 
+// is source i of u a value the evaluation reads? (the target of a STORE / the buffer of an AFTER is written, not read)
+inline bool reads_src(const UOp& u, size_t i) {
+  if (u.op() == Ops::STORE && i == 0) return false;
+  if (u.op() == Ops::AFTER && i == 0) return false;
+  return true;
+}
 // the value sources of a node (shape arguments of movement ops are not values)
 inline size_t value_srcs(const UOp& u) {
   switch (u.op()) {
@@ -156,7 +163,7 @@ inline std::vector<double> eval_node(const UOp& u, const std::vector<const std::
           for (size_t k = 0; k < v.size(); k++) r[k] = cast_value(u.src(i).src(1).dtype(), u.dtype(), v[k]);
           return r;
         }
-      return *in[0];
+      throw Error("evaluate: AFTER without a STORE");
     case STORE: {  // the stored value, broadcast to the target's shape
       const Shape& out = u.src(0).shape();
       const Shape& vs = u.src(1).shape();
@@ -242,27 +249,27 @@ inline std::vector<double> eval_node(const UOp& u, const std::vector<const std::
   }
 }
 
-}  // namespace detail
+}  // namespace detail::ref
 
 // Evaluate a tensor-graph UOp; the result is row-major over u.shape() (one element for a scalar).
 inline std::vector<double> evaluate(const UOp& root) {
-  std::unordered_map<const UOpNode*, detail::Values> memo;
+  std::unordered_map<const UOpNode*, detail::ref::Values> memo;
   std::vector<std::pair<UOp, bool>> stack{{root, false}};
   while (!stack.empty()) {
     auto [u, ready] = stack.back();
     stack.pop_back();
     if (memo.count(u.node())) continue;
-    size_t nv = detail::value_srcs(u);
+    size_t nv = detail::ref::value_srcs(u);
     if (!ready) {
       stack.push_back({u, true});
       for (size_t i = nv; i-- > 0;)
-        if (!memo.count(u.src(i).node())) stack.push_back({u.src(i), false});
+        if (detail::ref::reads_src(u, i) && !memo.count(u.src(i).node())) stack.push_back({u.src(i), false});
       continue;
     }
     std::vector<const std::vector<double>*> in;
-    for (size_t i = 0; i < nv; i++) in.push_back(memo.at(u.src(i).node()).get());
+    for (size_t i = 0; i < nv; i++) in.push_back(detail::ref::reads_src(u, i) ? memo.at(u.src(i).node()).get() : nullptr);
     if (u.has_shape() && nv) (void)u.shape();
-    memo[u.node()] = std::make_shared<const std::vector<double>>(detail::eval_node(u, in));
+    memo[u.node()] = std::make_shared<const std::vector<double>>(detail::ref::eval_node(u, in));
   }
   return *memo.at(root.node());
 }

@@ -17,7 +17,7 @@
 
 namespace graft {
 
-namespace detail {
+namespace detail::tensor_ {
 template <class T> constexpr DType dtype_of() {
   if constexpr (std::is_same_v<T, bool>) return dtypes::bool_;
   else if constexpr (std::is_same_v<T, int8_t>) return dtypes::int8;
@@ -34,7 +34,7 @@ template <class T> constexpr DType dtype_of() {
 }
 inline int64_t pyfloordiv(int64_t a, int64_t b) { return floordiv(a, b); }
 inline int64_t ceildiv(int64_t a, int64_t b) { return -pyfloordiv(-a, b); }
-}  // namespace detail
+}  // namespace detail::tensor_
 
 class Tensor;
 template <class T> concept TensorScalar = std::is_arithmetic_v<T>;
@@ -48,19 +48,25 @@ class Tensor {
   Tensor(const std::vector<float>& data, Shape shape) : Tensor(from(data, std::move(shape))) {}
   // host data -> BUFFER (dtype defaults to T's)
   template <class T> static Tensor from(const std::vector<T>& data, Shape shape, std::optional<DType> dtype = {}) {
-    DType dt = dtype.value_or(detail::dtype_of<T>());
+    DType dt = dtype.value_or(detail::tensor_::dtype_of<T>());
     for (int64_t d : shape)
       if (d < 0) throw Error("Tensor: negative dim in " + shape_str(shape));
     if (int64_t(data.size()) != graft::prod(shape))
       throw Error("Tensor: " + std::to_string(data.size()) + " elements do not fill shape " + shape_str(shape));
     auto st = make_host_storage(graft::prod(shape), dt);
-    for (size_t i = 0; i < data.size(); i++) st->set(int64_t(i), detail::cast_value(detail::dtype_of<T>(), dt, double(data[i])));
+    for (size_t i = 0; i < data.size(); i++) st->set(int64_t(i), detail::ref::cast_value(detail::tensor_::dtype_of<T>(), dt, double(data[i])));
     return Tensor(st->buffer, {st}).reshape(shape);
   }
 
   // --- creation (tinygrad mixin/creation.py, op.py) --------------------------------------------------------------
   // empty: a fresh BUFFER reshaped; graft allocates zero-filled host storage so it can be evaluated
-  static Tensor empty(Shape shape, DType dtype = dtypes::default_float) { return from(std::vector<double>(size_t(graft::prod(shape)), 0.0), shape, dtype); }
+  static Tensor empty(Shape shape, DType dtype = dtypes::default_float) {
+    for (int64_t d : shape)
+      if (d < 0) throw Error("empty: negative dim in " + shape_str(shape));
+    if (dtype == dtypes::float16 || dtype == dtypes::bfloat16)  // no host storage for these: graph only
+      return Tensor(new_buffer_uop(graft::prod(shape), dtype)).reshape(shape);
+    return from(std::vector<double>(size_t(graft::prod(shape)), 0.0), shape, dtype);
+  }
   // full (tinygrad buffer=True): AFTER(empty, STORE(empty, CONST.reshape(1..).expand(shape))); buffer=false: the
   // expanded CONST only. Without a dtype the CONST is weak (from the value) and the buffer is its strong dtype.
   template <TensorScalar V> static Tensor full(Shape shape, V value, std::optional<DType> dtype = {}, bool buffer = true) {
@@ -80,7 +86,7 @@ class Tensor {
   static Tensor arange(int64_t start, int64_t stop, int64_t step = 1, std::optional<DType> dtype = {}) {
     DType dt = dtype.value_or(dtypes::default_int);
     if (!dtype && (start < -2147483648LL || stop > 2147483648LL)) dt = dtypes::int64;
-    return arange_impl(Arg(start), Arg(stop), Arg(step), dt, detail::ceildiv(stop - start, step));
+    return arange_impl(Arg(start), Arg(stop), Arg(step), dt, detail::tensor_::ceildiv(stop - start, step));
   }
   static Tensor arange(double start, double stop, double step = 1.0, std::optional<DType> dtype = {}) {
     return arange_impl(Arg(start), Arg(stop), Arg(step), dtype.value_or(dtypes::default_float), int64_t(std::ceil((stop - start) / step)));
@@ -125,7 +131,13 @@ class Tensor {
   Tensor detach() const { return alu(Ops::DETACH); }
   Tensor logical_not() const { return cast(dtypes::bool_).binop(Ops::CMPNE, scalar(true), false); }
   Tensor neg() const { return dtype() == dtypes::bool_ ? logical_not() : binop(Ops::MUL, scalar(-1), false); }
-  Tensor bitwise_not() const { return dtype() == dtypes::bool_ ? logical_not() : binop(Ops::XOR, scalar(-1), false); }
+  // bool: logical_not; unsigned: x ^ dtype.max; signed: x ^ -1 (uint64's max is not a weakint here: a uint64 CONST)
+  Tensor bitwise_not() const {
+    if (dtype() == dtypes::bool_) return logical_not();
+    if (dtype() == dtypes::uint64) return binop(Ops::XOR, Tensor(UOp::const_(dtypes::uint64, int64_t(-1))), false);
+    if (dtypes::is_unsigned(dtype())) return binop(Ops::XOR, scalar(dtypes::imax(dtype())), false);
+    return binop(Ops::XOR, scalar(-1), false);
+  }
   Tensor add(const Tensor& x, bool rev = false) const { return binop(Ops::ADD, x, rev); }
   Tensor mul(const Tensor& x, bool rev = false) const { return binop(Ops::MUL, x, rev); }
   Tensor sub(const Tensor& x, bool rev = false) const {
@@ -334,23 +346,29 @@ class Tensor {
   }
 
   // --- reduce (mixin/reduce.py, op.py) ------------------------------------------------------------------------------
-  using Axes = std::optional<std::vector<int64_t>>;  // nullopt = all axes
+  // reduce axes: default / std::nullopt = all axes (tinygrad axis=None); an int, a {list} or a vector; an explicit
+  // empty vector reduces nothing. Negative axes count from the end.
+  struct Axes {
+    std::optional<std::vector<int64_t>> v;
+    Axes() = default;
+    Axes(std::nullopt_t) {}
+    Axes(int a) : v(std::vector<int64_t>{a}) {}
+    Axes(int64_t a) : v(std::vector<int64_t>{a}) {}
+    Axes(std::vector<int64_t> a) : v(std::move(a)) {}
+    Axes(std::initializer_list<int64_t> a) : v(std::vector<int64_t>(a)) {}
+  };
   Tensor sum(Axes axis = {}, bool keepdim = false, std::optional<DType> acc = {}) const {
     Tensor ret = cast(acc.value_or(sum_acc_dtype(dtype()))).reduce(Ops::ADD, axis, keepdim);
     return !acc && (dtype() == dtypes::float16 || dtype() == dtypes::bfloat16) ? ret.cast(dtype()) : ret;
   }
-  Tensor sum(int64_t axis, bool keepdim = false) const { return sum(std::vector<int64_t>{axis}, keepdim); }
   Tensor prod(Axes axis = {}, bool keepdim = false) const { return reduce(Ops::MUL, axis, keepdim); }
   Tensor max(Axes axis = {}, bool keepdim = false) const { return reduce(Ops::MAX, axis, keepdim); }
-  Tensor max(int64_t axis, bool keepdim = false) const { return max(std::vector<int64_t>{axis}, keepdim); }
   Tensor min(Axes axis = {}, bool keepdim = false) const { return inverse().max(axis, keepdim).inverse(); }
-  Tensor min(int64_t axis, bool keepdim = false) const { return min(std::vector<int64_t>{axis}, keepdim); }
   Tensor mean(Axes axis = {}, bool keepdim = false) const {
     DType out = dtypes::is_float(dtype()) ? dtype() : dtypes::float32;
     Tensor num = cast(sum_acc_dtype(dtype())).sum(axis, keepdim);
     return num.div(scalar(reduced_count(axis))).cast(out);
   }
-  Tensor mean(int64_t axis, bool keepdim = false) const { return mean(std::vector<int64_t>{axis}, keepdim); }
   Tensor var(Axes axis = {}, bool keepdim = false, int64_t correction = 1) const {
     DType out = dtypes::is_float(dtype()) ? dtype() : dtypes::float32;
     Tensor squares = sub(mean(axis, true)).square();
@@ -358,9 +376,7 @@ class Tensor {
     Tensor num = squares.cast(sum_acc_dtype(dtype())).sum(axis, keepdim);
     return num.div(scalar(std::max<int64_t>(n - correction, 0))).cast(out);
   }
-  Tensor var(int64_t axis, bool keepdim = false, int64_t correction = 1) const { return var(std::vector<int64_t>{axis}, keepdim, correction); }
   Tensor std(Axes axis = {}, bool keepdim = false, int64_t correction = 1) const { return var(axis, keepdim, correction).sqrt(); }
-  Tensor std(int64_t axis, bool keepdim = false, int64_t correction = 1) const { return var(axis, keepdim, correction).sqrt(); }
 
   // --- nn (mixin/op.py) --------------------------------------------------------------------------------------------
   Tensor softmax(int64_t axis = -1) const {
@@ -433,12 +449,39 @@ class Tensor {
     bsh.insert(bsh.end(), nd, 1);
     return ret.add(bias->reshape(bsh));
   }
-  // cumsum (tinygrad _cumalu; the two-stage split tinygrad uses above 512 elements is not ported: one stage always)
+  // cumsum (tinygrad _split_cumalu: one _cumalu up to 512 elements, else two stages over chunks of 256)
   Tensor cumsum(int64_t axis = 0) const {
     if (ndim() == 0) return cast(sum().dtype());
     int64_t ax = resolve_dim(axis, "cumsum");
     int64_t s = shape()[size_t(ax)];
     if (s == 0) return cast(sum().dtype());
+    constexpr int64_t SPLIT = 256;
+    if (s <= SPLIT * 2) return cumalu(ax);
+    std::vector<std::pair<int64_t, int64_t>> pads(size_t(ndim() - 1), {0, 0});
+    pads.push_back({(s + SPLIT - 1) / SPLIT * SPLIT - s, 0});
+    Tensor t = transpose(ax, -1).pad_constant(pads);
+    Shape us(t.shape().begin(), t.shape().end() - 1);
+    us.push_back(-1), us.push_back(SPLIT);
+    Tensor chunks = t.reshape(us).cumalu(-1);
+    const Shape& cs = chunks.shape();
+    std::vector<std::pair<int64_t, int64_t>> last;  // chunks[..., -1]
+    for (size_t i = 0; i + 1 < cs.size(); i++) last.push_back({0, cs[i]});
+    last.push_back({cs.back() - 1, cs.back()});
+    Tensor lastv = chunks.shrink(last).reshape(Shape(cs.begin(), cs.end() - 1));
+    std::vector<std::pair<int64_t, int64_t>> bp(cs.size() - 2, {0, 0});
+    bp.push_back({1, -1});
+    Tensor base = lastv.cumalu(-1).pad_constant(bp);
+    Tensor flat = chunks.alu(Ops::ADD, {base.unsqueeze(-1)}).flatten(int64_t(cs.size()) - 2);
+    const Shape& fs = flat.shape();
+    std::vector<std::pair<int64_t, int64_t>> tail;  // [..., -s:]
+    for (size_t i = 0; i + 1 < fs.size(); i++) tail.push_back({0, fs[i]});
+    tail.push_back({fs.back() - s, fs.back()});
+    return flat.shrink(tail).transpose(ax, -1);
+  }
+  // _cumalu(axis, ADD): pad s-1 zeros in front, pool windows of s, sum
+  Tensor cumalu(int64_t axis) const {
+    int64_t ax = resolve_dim(axis, "cumsum");
+    int64_t s = shape()[size_t(ax)];
     std::vector<std::pair<int64_t, int64_t>> pads(size_t(ndim() - 1), {0, 0});
     pads.push_back({s - 1, 0});
     return transpose(ax, -1).pad_constant(pads).pool({s}, 1, 1).sum(int64_t(-1)).transpose(ax, -1);
@@ -451,14 +494,14 @@ class Tensor {
     Shape i_(s.end() - long(nk), s.end()), o_, f_;
     for (size_t j = 0; j < nk; j++) {
       if (dilation * (k[j] - 1) + 1 > i_[j]) throw Error("pool: kernel " + shape_str(k) + " is larger than the input " + shape_str(s));
-      o_.push_back(detail::ceildiv(i_[j] - dilation * (k[j] - 1), stride));
-      f_.push_back(std::max<int64_t>(1, detail::ceildiv(o_[j] * stride - dilation, i_[j])));
+      o_.push_back(detail::tensor_::ceildiv(i_[j] - dilation * (k[j] - 1), stride));
+      f_.push_back(std::max<int64_t>(1, detail::tensor_::ceildiv(o_[j] * stride - dilation, i_[j])));
     }
     std::vector<int64_t> rep(nn, 1);
     Shape sh1(s.begin(), s.begin() + long(nn)), sh2 = sh1, sh3 = sh1, sh4 = sh1, sh5 = sh1, sh6 = sh1, sh7 = sh1;
     for (size_t j = 0; j < nk; j++) {
       int64_t kk = k[j], ii = i_[j], ff = f_[j], oo = o_[j];
-      rep.push_back(detail::ceildiv(kk * (ii * ff + dilation), ii));
+      rep.push_back(detail::tensor_::ceildiv(kk * (ii * ff + dilation), ii));
       sh1.push_back(kk * (ii * ff + dilation));
       sh2.push_back(kk), sh2.push_back(ii * ff + dilation);
       sh3.push_back(kk), sh3.push_back(oo * stride);
@@ -524,8 +567,8 @@ class Tensor {
   }
   std::vector<int64_t> resolve_axes(const Axes& axis) const {
     std::vector<int64_t> r;
-    if (!axis) for (int64_t i = 0; i < ndim(); i++) r.push_back(i);
-    else for (int64_t a : *axis) r.push_back(resolve_dim(a, "reduce"));
+    if (!axis.v) for (int64_t i = 0; i < ndim(); i++) r.push_back(i);
+    else for (int64_t a : *axis.v) r.push_back(resolve_dim(a, "reduce"));
     return r;
   }
   int64_t reduced_count(const Axes& axis) const {
@@ -602,18 +645,14 @@ class Tensor {
     (void)stop;
     if (n <= 0) return Tensor(UOp::const_(dt, 0)).reshape({1}).expand({0});
     Tensor steps = Tensor(UOp::const_(dt, step)).reshape({1}).expand({n});
-    Tensor cum = steps.cumalu0();
+    Tensor cum = steps.cumalu(0);
     Tensor off = start.is<double>() || step.is<double>() ? scalar(start.as_double() - step.as_double()) : scalar(start.as_int() - step.as_int());
     return cum.add(off).cast(dt);
-  }
-  Tensor cumalu0() const {  // _cumalu(0, ADD) on a 1-D tensor
-    int64_t s = shape()[0];
-    return transpose(0, -1).pad_constant({{s - 1, 0}}).pool({s}, 1, 1).sum(int64_t(-1)).transpose(0, -1);
   }
 };
 
 // --- operators: Tensor op Tensor and Tensor op scalar (scalars are weak CONSTs) --------------------------------------
-namespace detail {
+namespace detail::tensor_ {
 template <class T> Tensor as_tensor(const T& v) {
   if constexpr (std::is_same_v<T, Tensor>) return v;
   else return Tensor::scalar(v);
@@ -621,10 +660,10 @@ template <class T> Tensor as_tensor(const T& v) {
 template <class A, class B> concept TensorPair =
     (std::is_same_v<A, Tensor> || std::is_same_v<B, Tensor>) && (std::is_same_v<A, Tensor> || TensorScalar<A>) &&
     (std::is_same_v<B, Tensor> || TensorScalar<B>);
-}  // namespace detail
+}  // namespace detail::tensor_
 #define GRAFT_TENSOR_BINOP(sym, fn)                                                                            \
-  template <class A, class B> requires detail::TensorPair<A, B> Tensor operator sym(const A& a, const B& b) {  \
-    return detail::as_tensor(a).fn(detail::as_tensor(b));                                                     \
+  template <class A, class B> requires detail::tensor_::TensorPair<A, B> Tensor operator sym(const A& a, const B& b) {  \
+    return detail::tensor_::as_tensor(a).fn(detail::tensor_::as_tensor(b));                                                     \
   }
 GRAFT_TENSOR_BINOP(+, add)
 GRAFT_TENSOR_BINOP(-, sub)

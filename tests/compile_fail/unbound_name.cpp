@@ -1,0 +1,6 @@
+// expect: m[p]: the name is not bound by this rule's pattern
+#include <graft/graft.hpp>
+using namespace graft;
+static constexpr auto x = pat::var<"x">;
+static constexpr auto y = pat::var<"y">;
+int main() { PatternMatcher pm{rule(x + 0, [](const auto& m) { return m[y]; })}; }
