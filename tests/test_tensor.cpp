@@ -429,7 +429,10 @@ TEST_CASE("tensor: two-stage cumsum above 512 elements") {
 TEST_CASE("tensor: graph parity with tinygrad (toposort op order)") {
   auto ops = [](const Tensor& t) {
     std::string s;
-    for (const UOp& u : t.uop().toposort()) s += (s.empty() ? "" : " ") + std::string(op_name(u.op()));
+    for (const UOp& u : t.uop().toposort()) {
+      if (!s.empty()) s += ' ';
+      s += op_name(u.op());  // not " " + string&&: GCC 12 -Wrestrict false positive
+    }
     return s;
   };
   CHECK(ops(Tensor::empty({64, 512}).softmax(-1)) ==
@@ -463,8 +466,9 @@ TEST_CASE("tensor: graph parity with tinygrad (toposort op order)") {
 // More programs: tinygrad rewrite_rangeify2 `(shape, dtype.name, " ".join(op names of the toposort))` on Tensor.empty inputs.
 TEST_CASE("tensor: graph parity with tinygrad (misc ops, dtypes)") {
   auto sig = [](const Tensor& t) {
-    std::string s = shape_str(t.shape()) + " " + std::string(t.dtype().name()) + " |";
-    for (const UOp& u : t.uop().toposort()) s += " " + std::string(op_name(u.op()));
+    std::string s = shape_str(t.shape());
+    s += ' ', s += t.dtype().name(), s += " |";
+    for (const UOp& u : t.uop().toposort()) s += ' ', s += op_name(u.op());
     return s;
   };
   Tensor a = Tensor::empty({2, 3}), b = Tensor::empty({3}), c = Tensor::empty({2, 1});

@@ -162,13 +162,9 @@ constexpr uint32_t promo_ancestors(DType d) {
 }
 }  // namespace detail
 
-// least_upper_dtype: the smallest (by DType::operator<) common ancestor in the lattice.
-constexpr DType least_upper_dtype(std::initializer_list<DType> ds) {
-  uint32_t common = ~0u;
-  for (DType d : ds) {
-    if (d == dtypes::void_) throw Error("least_upper_dtype: void has no promotion");
-    common &= detail::promo_ancestors(d);
-  }
+namespace detail {
+// the smallest dtype (by DType::operator<) in a set of common ancestors
+constexpr DType lowest_common(uint32_t common) {
   DType best = dtypes::void_;
   bool found = false;
   for (unsigned i = 0; i < unsigned(DTypeId::count_); i++)
@@ -179,6 +175,18 @@ constexpr DType least_upper_dtype(std::initializer_list<DType> ds) {
   if (!found) throw Error("least_upper_dtype: no common dtype");
   return best;
 }
+}  // namespace detail
+
+// least_upper_dtype: the smallest (by DType::operator<) common ancestor in the lattice.
+template <class Range> constexpr DType least_upper_dtype_of(const Range& ds) {
+  uint32_t common = ~0u;
+  for (DType d : ds) {
+    if (d == dtypes::void_) throw Error("least_upper_dtype: void has no promotion");
+    common &= detail::promo_ancestors(d);
+  }
+  return detail::lowest_common(common);
+}
+constexpr DType least_upper_dtype(std::initializer_list<DType> ds) { return least_upper_dtype_of(ds); }
 constexpr DType least_upper_dtype(DType a, DType b) { return a == b ? a : least_upper_dtype({a, b}); }
 constexpr DType least_upper_float(DType d) {
   return d == dtypes::weakint ? dtypes::weakfloat : dtypes::is_float(d) ? d : least_upper_dtype(d, dtypes::default_float);

@@ -332,20 +332,9 @@ inline DType promo_dtype(std::span<const UOp> src) {
   bool same = true;
   for (const UOp& s : src) same &= s.dtype() == d;
   if (same) return d;
-  uint32_t common = ~0u;
-  for (const UOp& s : src) {
-    if (s.dtype() == dtypes::void_) throw Error("dtype promotion with a void operand (" + std::string(op_name(s.op())) + ")");
-    common &= promo_ancestors(s.dtype());
-  }
-  DType best;
-  bool found = false;
-  for (unsigned i = 0; i < unsigned(DTypeId::count_); i++)
-    if ((common >> i) & 1u) {
-      DType c{DTypeId(i)};
-      if (!found || c < best) best = c, found = true;
-    }
-  if (!found) throw Error("no common dtype for promotion");
-  return best;
+  std::vector<DType> ds;
+  for (const UOp& s : src) ds.push_back(s.dtype());
+  return least_upper_dtype_of(ds);
 }
 inline void need_src(Ops op, std::span<const UOp> src, size_t n) {
   if (src.size() < n)
