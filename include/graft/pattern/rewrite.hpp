@@ -53,13 +53,13 @@ template <class PM, class BPM> class RewriteContext {
   UOp unified(const UOp& root) {
     struct Entry { UOp n; int stage; UOp new_n; };
     std::vector<Entry> stack{{root, 0, root}};
-    UOpSet on_stack;  // nodes on the stack or already replaced: never placed again
-    on_stack.insert(root);
+    // replace_ doubles as tinygrad's on_stack set: an empty value means "placed on the stack, not finished"
+    replace_.try_emplace(root, UOp());
     UOpMap<std::vector<Entry>> waitlist;  // nodes waiting for a source to finish
     size_t waiting = 0;
     std::vector<UOp> tmp;
     auto finish = [&](const UOp& n, const UOp& r) {
-      replace_.try_emplace(n, r);
+      *replace_.try_emplace(n, UOp()).first = r;
       if (waiting)
         if (auto* w = waitlist.find(n); w && !w->empty()) {
           waiting -= w->size();
@@ -69,11 +69,11 @@ template <class PM, class BPM> class RewriteContext {
     };
     auto wait_on = [&](const UOp& x, Entry e) { waitlist[x].push_back(std::move(e)), waiting++; };
     while (!stack.empty()) {
-      if (stack.size() > opt_.stack_limit + 2 * on_stack.size())
+      if (stack.size() > opt_.stack_limit + 2 * replace_.size())
         throw Error("infinite loop in graph_rewrite (stack too big): a rule set keeps rewriting without converging");
       Entry e = std::move(stack.back());
       stack.pop_back();
-      if (replace_.contains(e.n)) continue;
+      if (done(e.n)) continue;
       if (e.stage == 0) {
         UOp new_n = e.n;
         if (bpm_) {
@@ -92,16 +92,17 @@ template <class PM, class BPM> class RewriteContext {
           if (gated) { finish(e.n, test_n); continue; }
         }
         stack.push_back({e.n, 1, new_n});
-        if (!opt_.enter_calls && is_opaque_call(new_n)) replace_.try_emplace(new_n.src(0), new_n.src(0));
+        if (!opt_.enter_calls && is_opaque_call(new_n) && !done(new_n.src(0)))
+          *replace_.try_emplace(new_n.src(0), UOp()).first = new_n.src(0);
         for (size_t i = new_n.nsrc(); i-- > 0;) {
           const UOp& x = new_n.src(i);
-          if (on_stack.insert(x)) stack.push_back({x, 0, x});
+          if (replace_.try_emplace(x, UOp()).second) stack.push_back({x, 0, x});
         }
       } else if (e.stage == 1) {
         tmp.clear();
         const UOp* missing = nullptr;
         for (const UOp& x : e.new_n.src()) {
-          const UOp* r = replace_.find(x);
+          const UOp* r = done(x);
           if (!r) { missing = &x; break; }
           tmp.push_back(*r);
         }
@@ -115,12 +116,12 @@ template <class PM, class BPM> class RewriteContext {
         stack.push_back({e.n, 2, next});
         stack.push_back({next, 0, next});
       } else {
-        if (const UOp* r = replace_.find(e.new_n)) finish(e.n, UOp(*r));
+        if (const UOp* r = done(e.new_n)) finish(e.n, UOp(*r));
         else { UOp key = e.new_n; wait_on(key, std::move(e)); }
       }
     }
     // a node left waiting means a replacement contains the node it replaces (tinygrad: KeyError)
-    const UOp* r = replace_.find(root);
+    const UOp* r = done(root);
     if (!r) throw Error("graph_rewrite did not finish: a rewrite result contains the node it replaces");
     return *r;
   }
@@ -159,6 +160,11 @@ template <class PM, class BPM> class RewriteContext {
   }
 
  private:
+  // the finished replacement of x, if any (walk() never stores placeholders)
+  const UOp* done(const UOp& x) const {
+    const UOp* r = replace_.find(x);
+    return r && !r->empty() ? r : nullptr;
+  }
   UOp cached_bpm(const UOp& x) {
     if (const UOp* r = bpm_cache_.find(x)) return *r;
     UOp r = bpm_->rewrite(x, ctx_);

@@ -13,6 +13,12 @@
 //   symbolic: + commutative (weakint canonical order by tinygrad's tuplize) + phase 2 (x|!x, like terms, where
 //     rules incl. fold_where_closure, range facts, max folding, two-stage folding, lt rules, lt_folding, simplex, RANGE%end, cast folding,
 //     (x+c).cast(sint), AFTER/END with one src) + div_and_mod_symbolic (fast rules, fold_divmod_general).
+//   sym (tinygrad's `sym`, what codegen uses): symbolic + pm_simplify_valid (simplify_valid on every AND via
+//     uop_given_valid; gated_given_valid on where(cond, weakint index math, Invalid)) + the sym-only rules (CAST pushed
+//     into WHERE branches, store-of-own-load -> NOOP, gated stores, reciprocal splitting, const / independent MUL
+//     factors moved out of a range-form REDUCE, -1*(x+y) and weakint (x+y)*c distribution) + pm_clean_up_group_sink.
+//     Not in sym: the STACK-ALU reorder (vectors), POW -> xpow (transcendentals), the IMAGE-mode skip.
+// Helpers live in namespace sym_detail (the name `sym` is the rule-table function).
 // Left out: mop_cleanup, bitcast(const), threefry unpacking,
 //   long->int demotion, AFTER dependency flattening, STACK (vector) constants.
 // Integer arithmetic is int64; a fold that would overflow int64 is skipped (Python ints are unbounded).
@@ -373,10 +379,26 @@ inline bool recombine_candidate(const UOp& t) {
 // The graph_rewrite driver only reaches an ADD after its sources are fixed points, so a pair inside one source has
 // already been tried there: only pairs across the two sources are searched. When one source is a single term that
 // cannot take part, nothing is walked (this keeps long sums linear).
+// has_mod_term: some ADD leaf is (after popping a const MUL) a FLOORMOD by a CONST; walked with a reused stack
+inline bool has_mod_term(const UOp& u) {
+  thread_local std::vector<const UOp*> st;
+  st.clear();
+  st.push_back(&u);
+  while (!st.empty()) {
+    const UOp* t = st.back();
+    st.pop_back();
+    if (t->op() == Ops::ADD) { for (const UOp& s : t->src()) st.push_back(&s); continue; }
+    const UOp& m = pop_const(*t, Ops::MUL).first;
+    if (m.op() == Ops::FLOORMOD && is_c(m.src(1))) return true;
+  }
+  return false;
+}
+
 inline UOp fold_add_divmod_recombine(const UOp& x) {
   const UOp &l = x.src(0), &r = x.src(1);
   if (l.op() != Ops::ADD && !recombine_candidate(l)) return UOp();
   if (r.op() != Ops::ADD && !recombine_candidate(r)) return UOp();
+  if (!has_mod_term(x)) return UOp();  // perf: every recombination starts from a FLOORMOD term
   std::vector<UOp> terms = split_uop(l, Ops::ADD);
   size_t nl = terms.size();
   for (const UOp& t : split_uop(r, Ops::ADD)) terms.push_back(t);
@@ -978,7 +1000,7 @@ template <class = void> const PatternMatcher& symbolic() {
   return pm;
 }
 
-template <class> UOp sym_detail::simplify_sym(const UOp& u) { return graph_rewrite(u, symbolic()); }
+template <class> UOp sym_detail::simplify_sym(const UOp& u) { return u.op() == Ops::CONST ? u : graph_rewrite(u, symbolic()); }
 
 template <class> UOp UOp::simplify() const {
   if (op() == Ops::CONST) return *this;
