@@ -1,0 +1,155 @@
+// rangeify2 preparation (seed tinygrad/schedule/prepare.py + rangeify2.py `pm_lil_prepare_graph`), first cut:
+//   transform_to_call-lite: every output of schedule() gets a fresh BUFFER and `AFTER(buf, STORE(buf.reshape(shape),
+//   value))`; CONTIGUOUS inside the graph likewise (its consumers read `AFTER(...).reshape(shape)`); DETACH and
+//   CONTIGUOUS_BACKWARD are dropped.
+//   expand_broadcast: Binary/Ternary/STORE sources of different shapes get an explicit expand (RESHAPE + EXPAND +
+//   PERMUTE, as Tensor.expand builds it) so one index tuple fits every source.
+//   STORE of shape () is reshaped to (1,).
+//   mop_cleanup-lite (RESHAPE chains merged, no-op RESHAPEs dropped) and movement ops under AFTER moved above it.
+// Not here (yet): COPY, CALL/FUNCTION args, multi-device, size-0 folding, store hazards, movement ops in SINK/AFTER deps.
+#pragma once
+#include <unordered_map>
+#include <vector>
+
+#include "graft/core/shape.hpp"
+#include "graft/core/uop.hpp"
+#include "graft/tensor/tensor.hpp"
+
+namespace graft::sched {
+
+// RESHAPE unless the shape is already right
+inline UOp reshape_to(const UOp& u, const Shape& s) {
+  if (u.shape() == s) return u;
+  return UOp::make(Ops::RESHAPE, u.dtype(), {u, UOp::shape_arg(s)});
+}
+// broadcast as Tensor.expand builds it
+inline UOp expand_to(const UOp& u, const Shape& s) {
+  if (u.shape() == s) return u;
+  return Tensor(u).expand(s).uop();
+}
+inline UOp make_index(const UOp& x, std::span<const UOp> idx) {
+  std::vector<UOp> s{x};
+  s.insert(s.end(), idx.begin(), idx.end());
+  return UOp::make(Ops::INDEX, x.dtype(), s);
+}
+inline UOp make_after(const UOp& buf, const UOp& dep) { return UOp::make(Ops::AFTER, buf.dtype(), {buf, dep}); }
+inline UOp make_store(const UOp& dst, const UOp& val) { return UOp::make(Ops::STORE, dtypes::void_, {dst, val}); }
+inline UOp make_end(const UOp& body, std::span<const UOp> rngs) {
+  std::vector<UOp> s{body};
+  s.insert(s.end(), rngs.begin(), rngs.end());
+  return UOp::make(Ops::END, dtypes::void_, s);
+}
+
+// A single post-order pass (children first, each node once): f gets the node rebuilt on its rewritten sources and
+// returns its replacement (or the node itself). Iterative.
+template <class F> UOp map_graph(const UOp& root, F&& f) {
+  std::unordered_map<UOp, UOp> done;
+  std::vector<UOp> ns;
+  for (const UOp& x : root.toposort()) {
+    ns.clear();
+    for (const UOp& s : x.src()) ns.push_back(done.at(s));
+    done.emplace(x, f(x.with_src(ns)));
+  }
+  return done.at(root);
+}
+
+inline UOp remove_all_tags(const UOp& root) {
+  return map_graph(root, [](const UOp& x) { return x.tag().is_none() ? x : x.replace({.tag = Arg()}); });
+}
+
+// buffer identity (tinygrad has_buffer_identity(after_ok=True)): PARAM/BUFFER, through RESHAPE and AFTER
+inline bool has_buffer_identity(const UOp& u) {
+  UOp x = u;
+  while (x.op() == Ops::RESHAPE || x.op() == Ops::AFTER) x = x.src(0);
+  return x.op() == Ops::BUFFER || x.op() == Ops::PARAM;
+}
+
+inline bool is_realized_tensor(const UOp& u) {
+  UOp x = u;
+  while (x.op() == Ops::RESHAPE) x = x.src(0);
+  return x.op() == Ops::BUFFER || x.op() == Ops::PARAM;
+}
+
+// value -> AFTER(buf, STORE(buf.reshape(shape), value)) with a fresh buffer (the AFTER is flat: shape (numel,))
+inline UOp store_to_new_buffer(const UOp& value) {
+  const Shape& s = value.shape();
+  UOp buf = new_buffer_uop(graft::prod(s), dtypes::strong(value.dtype()));
+  UOp v = value.dtype() == buf.dtype() ? value : value.cast(buf.dtype());
+  return make_after(buf, make_store(reshape_to(buf, s), v));
+}
+
+// expand_broadcast + STORE () -> (1,)
+inline UOp prepare_graph(const UOp& sink) {
+  static constexpr OpSet bcast = GroupOp::Binary | GroupOp::Ternary | OpSet{Ops::STORE};
+  return map_graph(sink, [](const UOp& x) -> UOp {
+    UOp r = x;
+    if (bcast.has(x.op())) {
+      bool same = true;
+      for (const UOp& s : x.src()) same &= s.has_shape() && s.shape() == x.src(0).shape();
+      if (!same) {
+        std::vector<const Shape*> shapes;
+        for (const UOp& s : x.src()) shapes.push_back(&s.shape());
+        Shape bs = *detail::broadcast_shapes(x.op(), shapes);
+        std::vector<UOp> ns;
+        for (const UOp& s : x.src()) ns.push_back(expand_to(s, bs));
+        r = x.with_src(ns);
+      }
+    }
+    if (r.op() == Ops::STORE && r.src(1).shape().empty())
+      r = make_store(reshape_to(r.src(0), {1}), reshape_to(r.src(1), {1}));
+    return r;
+  });
+}
+
+// transform_to_call-lite + prepare: the tensor graphs of `outs` -> SINK(AFTER(buf, STORE(...)), ...). Outputs that
+// already are buffers add nothing; `out_bufs` gets each output's storage (nullptr handle when it was a buffer).
+inline UOp prepare(const std::vector<UOp>& outs, std::vector<UOp>* out_bufs = nullptr) {
+  std::vector<UOp> stores;
+  std::unordered_map<UOp, UOp> lowered;
+  auto lower = [&](const UOp& root) {
+    return map_graph(root, [&](const UOp& x) -> UOp {
+      if (x.op() == Ops::DETACH || x.op() == Ops::CONTIGUOUS_BACKWARD) return x.src(0);
+      // mop_cleanup-lite: RESHAPE(RESHAPE(x)) -> RESHAPE(x), RESHAPE to the same shape -> x
+      if (x.op() == Ops::RESHAPE) {
+        UOp r = x.src(0).op() == Ops::RESHAPE ? reshape_to(x.src(0).src(0), x.shape()) : x;
+        return r.op() == Ops::RESHAPE && r.src(0).shape() == r.shape() ? r.src(0) : r;
+      }
+      // movement ops under AFTER move above it: AFTER(mop(x), deps) -> mop(AFTER(x, deps)) (Tensor::full builds these)
+      if (x.op() == Ops::AFTER && GroupOp::Movement.has(x.src(0).op())) {
+        std::vector<UOp> mops;
+        UOp b = x.src(0);
+        while (GroupOp::Movement.has(b.op())) mops.push_back(b), b = b.src(0);
+        std::vector<UOp> ns(x.src().begin(), x.src().end());
+        ns[0] = b;
+        UOp r = x.with_src(ns);
+        for (size_t i = mops.size(); i-- > 0;) {
+          std::vector<UOp> ms(mops[i].src().begin(), mops[i].src().end());
+          ms[0] = r;
+          r = mops[i].with_src(ms);
+        }
+        return r;
+      }
+      if (x.op() == Ops::CONTIGUOUS) {
+        if (is_realized_tensor(x.src(0))) return x.src(0);
+        return reshape_to(store_to_new_buffer(x.src(0)), x.shape());
+      }
+      return x;
+    });
+  };
+  for (const UOp& o : outs) {
+    UOp v = lower(o);
+    if (is_realized_tensor(v)) {
+      if (out_bufs) out_bufs->push_back(UOp());
+      continue;
+    }
+    UOp base = v;
+    while (base.op() == Ops::RESHAPE) base = base.src(0);
+    UOp after = base.op() == Ops::AFTER && has_buffer_identity(base) && graft::prod(v.shape()) == graft::prod(base.shape())
+                    ? base : store_to_new_buffer(v);
+    if (out_bufs) out_bufs->push_back(after.src(0));
+    stores.push_back(after);
+  }
+  return prepare_graph(UOp::sink(stores));
+}
+
+}  // namespace graft::sched

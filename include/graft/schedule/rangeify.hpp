@@ -1,0 +1,487 @@
+// rangeify2 (seed tinygrad/schedule/rangeify2.py), the passes between preparation and kernel splitting:
+//   add_stages:       consumer counting (fan-out adds, EXPAND multiplies, STORE resets to 1) and STAGE insertion on
+//                     every ALU/REDUCE with a device that is consumed more than once.
+//   pm_range_creation + pm_range_migration (one bottom-up rewrite, ctx RangeCtx): RANGEs on STORE/STAGE/REDUCE, INDEX
+//                     pushed through movement ops (apply_movement_op, PAD validity) and elementwise ops.
+//   remove_stages:    the stage-removal loop (recompute_cost, MAX_RECOMPUTE=8, MAX_SCALAR_RECOMPUTE=64, inlining and
+//                     range replacement).
+//   remove_stage:     STAGE(val, r...) -> BUFFER + AFTER(buf, END(STORE(INDEX(buf.reshape(shape), r...), val), r...)).
+// STAGE arg (tinygrad BufferizeOpts) is the tuple (device, removable).
+//   reduce_simplify:  unparented REDUCE ranges (ADD/MAX) and size-1 ranges (a subset of symbolic + pm_reduce_simplify).
+// Not here (yet): pm_reduce_simplify's closed-form collapse (reduce_collapse), the whole-graph symbolic passes around
+// the loop, STACK indexing, force_stage, materialize_call_args, THREEFRY (no such op in the tensor front end yet).
+#pragma once
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <unordered_set>
+
+#include "graft/pattern/matcher.hpp"
+#include "graft/pattern/rewrite.hpp"
+#include "graft/pattern/upat.hpp"
+#include "graft/rules/symbolic.hpp"
+#include "graft/schedule/prepare.hpp"
+
+namespace graft::sched {
+
+inline constexpr int64_t MAX_RECOMPUTE = 8;
+inline constexpr int64_t MAX_SCALAR_RECOMPUTE = 64;
+
+inline Arg stage_opts(const std::string& device, bool removable = true) { return Arg{Arg(device), Arg(removable)}; }
+inline bool stage_removable(const UOp& stage) {
+  return !stage.arg().is<ArgTuple>() || stage.arg().tuple().size() < 2 || stage.arg().tuple()[1].as_int() != 0;
+}
+inline std::string stage_device(const UOp& stage) {
+  return stage.arg().is<ArgTuple>() && !stage.arg().tuple().empty() ? stage.arg().tuple()[0].get<std::string>() : "CPU";
+}
+inline UOp make_stage(const UOp& x, const Arg& opts, std::span<const UOp> rngs = {}) {
+  std::vector<UOp> s{x};
+  s.insert(s.end(), rngs.begin(), rngs.end());
+  return UOp::make(Ops::STAGE, x.dtype(), s, opts);
+}
+
+// ---- consumer counting + STAGE insertion ------------------------------------------------------------------------
+inline UOp add_stages(const UOp& tsink) {
+  std::vector<UOp> topo = tsink.toposort();
+  // device: a BUFFER/PARAM with a device somewhere below (CONST-only graphs have none)
+  std::unordered_map<UOp, std::string> device;
+  for (const UOp& u : topo) {
+    std::string d;
+    if ((u.op() == Ops::BUFFER || u.op() == Ops::PARAM) && u.arg().is_param()) d = u.arg().param().device;
+    for (const UOp& s : u.src())
+      if (d.empty()) d = device[s];
+    device[u] = d;
+  }
+  std::unordered_map<UOp, UOp> realize;
+  std::unordered_map<UOp, int64_t> consumes{{tsink, 0}};
+  for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
+    const UOp& u = *it;
+    int64_t& c = consumes[u];
+    if ((GroupOp::ALU.has(u.op()) || u.op() == Ops::REDUCE) && c > 1 && !device[u].empty()) {
+      realize[u] = make_stage(u.rtag(1), stage_opts(device[u]));
+      c = 1;
+    }
+    if (u.op() == Ops::STORE) c = 1;
+    if (u.op() == Ops::EXPAND) c *= graft::prod(u.shape()) / std::max<int64_t>(1, graft::prod(u.src(0).shape()));
+    int64_t cu = c;
+    for (size_t i = 0; i < u.nsrc(); i++)
+      if (u.op() != Ops::STORE || i > 0) consumes[u.src(i)] += cu;
+  }
+  if (realize.empty()) return tsink;
+  return remove_all_tags(tsink.substitute(realize));
+}
+
+// ---- open ranges (tinygrad UOp.ranges): union of the sources' minus the ones REDUCE/END/STAGE close ----------------
+struct RangeCache {
+  std::unordered_map<UOp, std::vector<UOp>> m;
+  const std::vector<UOp>& get(const UOp& u) {
+    if (auto it = m.find(u); it != m.end()) return it->second;
+    for (const UOp& x : u.toposort([&](const UOp& y) { return !m.count(y); })) {
+      std::vector<UOp> r;
+      for (const UOp& s : x.src()) {
+        const auto& sr = m.at(s);
+        r.insert(r.end(), sr.begin(), sr.end());
+      }
+      if (x.op() == Ops::RANGE) r.push_back(x);
+      if (x.op() == Ops::REDUCE || x.op() == Ops::END || x.op() == Ops::STAGE)
+        for (size_t i = 1; i < x.nsrc(); i++) std::erase(r, x.src(i));
+      std::sort(r.begin(), r.end(), UOp::AddressLess{});
+      r.erase(std::unique(r.begin(), r.end()), r.end());
+      m.emplace(x, std::move(r));
+    }
+    return m.at(u);
+  }
+};
+
+// ---- movement op -> input indices (tinygrad indexing.apply_movement_op) -----------------------------------------
+// index math is simplified with symbolic + pm_simplify_valid (tinygrad uses symbolic+pm_simplify_valid(+drop_and_clauses))
+template <class = void> const PatternMatcher& pm_index_simplify() {
+  static const PatternMatcher pm = symbolic() + pm_simplify_valid();
+  return pm;
+}
+template <class = void> UOp simplify_index(const UOp& x) { return graph_rewrite(x, pm_index_simplify()); }
+template <class = void> std::vector<UOp> simplify_all(std::span<const UOp> xs) {
+  if (xs.empty()) return {};
+  UOp s = simplify_index(UOp::sink(xs));
+  return {s.src().begin(), s.src().end()};
+}
+
+template <class = void> std::vector<UOp> apply_reshape(const Shape& in_shape, const Shape& out_shape, std::span<const UOp> idx) {
+  std::vector<UOp> rngs = simplify_all(idx);
+  UOp combined = UOp::const_int(0);
+  int64_t acc = 1;
+  for (size_t k = out_shape.size(); k-- > 0;) {
+    combined = combined + (acc == 1 ? rngs[k] : rngs[k] * acc);
+    acc *= out_shape[k];
+  }
+  std::vector<UOp> axes(in_shape.size());
+  for (size_t j = in_shape.size(); j-- > 0;) {
+    axes[j] = combined % in_shape[j];
+    combined = floordiv(combined, in_shape[j]);
+  }
+  return simplify_all(axes);
+}
+
+template <class = void> std::vector<UOp> apply_movement_op(const UOp& r, std::span<const UOp> idx) {
+  const Shape& in = r.src(0).shape();
+  std::vector<UOp> out;
+  switch (r.op()) {
+    case Ops::SHRINK: {
+      Shape off = as_shape(r.src(1));
+      for (size_t i = 0; i < idx.size(); i++) out.push_back(off[i] == 0 ? idx[i] : idx[i] + off[i]);
+      break;
+    }
+    case Ops::PERMUTE: {
+      const ArgTuple& p = r.arg().tuple();
+      out.resize(p.size());
+      for (size_t k = 0; k < p.size(); k++) out[size_t(p[k].as_int())] = idx[k];  // out dim k reads input dim p[k]
+      break;
+    }
+    case Ops::FLIP: {
+      const ArgTuple& f = r.arg().tuple();
+      for (size_t i = 0; i < idx.size(); i++) out.push_back(f[i].as_int() ? (in[i] - 1) - idx[i] : idx[i]);
+      break;
+    }
+    case Ops::EXPAND: {
+      size_t n = as_shape(r.src(1)).size();
+      out.assign(idx.begin() + long(n), idx.end());
+      break;
+    }
+    case Ops::PAD: {
+      Shape off = as_shape(r.src(1)), sz = as_shape(r.src(2));
+      for (size_t i = 0; i < idx.size(); i++) {
+        if (sz[i] == in[i] && off[i] == 0) { out.push_back(idx[i]); continue; }
+        UOp valid = simplify_index((idx[i] >= off[i]) & (idx[i] < in[i] + off[i]));
+        out.push_back(where(valid, idx[i] + (-off[i]), UOp::invalid()));
+      }
+      break;
+    }
+    case Ops::RESHAPE: return apply_reshape(in, r.shape(), idx);
+    default: throw Error("apply_movement_op: " + std::string(op_name(r.op())) + " is not a movement op");
+  }
+  return out;
+}
+
+// INDEX(movement op, idx...) (tinygrad _mop_index)
+template <class = void> UOp mop_index(const UOp& r, const UOp& idx) {
+  std::span<const UOp> idxs = idx.src().subspan(1);
+  if (idxs.size() == r.shape().size()) {
+    UOp ret = make_index(r.src(0), apply_movement_op(r, idxs));
+    if (r.op() == Ops::PAD) {
+      UOp zero = UOp::const_(ret.dtype(), 0);
+      UOp a;
+      for (const UOp& s : simplify_all(ret.src().subspan(1))) {
+        if (s.is_invalid()) return zero;
+        if (s.op() == Ops::WHERE && s.src(2).is_invalid()) a = a ? (a & s.src(0)) : s.src(0);
+      }
+      if (a) ret = where(a, ret, zero);
+    }
+    return ret;
+  }
+  if (r.op() == Ops::RESHAPE) {
+    const Shape &in = r.src(0).shape(), &outs = r.shape();
+    int64_t prefix = int64_t(in.size()) - int64_t(outs.size() - idxs.size());
+    if (prefix >= 0 && std::equal(in.begin() + prefix, in.end(), outs.begin() + long(idxs.size()))) {
+      if (prefix == 0) return r.src(0);
+      Shape ins(in.begin(), in.begin() + prefix), os(outs.begin(), outs.begin() + long(idxs.size()));
+      UOp ret = make_index(r.src(0), apply_reshape(ins, os, idxs));
+      return ret.shape() == idx.shape() ? ret : UOp();
+    }
+  }
+  return UOp();
+}
+
+// ---- range creation / migration rule tables ---------------------------------------------------------------------
+struct RangeCtx {
+  int64_t next = 0;
+};
+
+inline UOp rangeify_on_reduce(RangeCtx& ctx, const UOp& red, const UOp& idx) {
+  if (red.nsrc() != 1 || red.arg().tuple()[1].as_int() == 0) return UOp();
+  if (!idx && !red.shape().empty()) return UOp();
+  const UOp& inp = red.src(0);
+  size_t n = size_t(red.arg().tuple()[1].as_int());
+  std::vector<UOp> rngs, all;
+  for (size_t i = 0; i < n; i++) rngs.push_back(UOp::range(inp.shape()[i], ctx.next++, AxisType::REDUCE));
+  all = rngs;
+  if (idx) all.insert(all.end(), idx.src().begin() + 1, idx.src().end());
+  std::vector<UOp> s{make_index(inp, all)};
+  s.insert(s.end(), rngs.begin(), rngs.end());
+  return UOp::make(Ops::REDUCE, red.dtype(), s, Arg{red.arg().tuple()[0], Arg(int64_t(0))});
+}
+
+inline UOp rangeify_on_stage(RangeCtx& ctx, const UOp& x) {
+  if (x.nsrc() != 1 || x.src(0).shape().empty()) return UOp();
+  const Shape& s = x.shape();
+  Shape sq;
+  for (int64_t d : s)
+    if (d != 1) sq.push_back(d);
+  if (!sq.empty() && sq.size() < s.size()) {
+    UOp inner = rangeify_on_stage(ctx, make_stage(reshape_to(x.src(0), sq), x.arg()));
+    return reshape_to(inner, s);
+  }
+  std::vector<UOp> rngs;
+  for (int64_t d : s) rngs.push_back(UOp::range(d, ctx.next++));
+  return make_stage(make_index(x.src(0), rngs), x.arg(), rngs);
+}
+
+template <class = void> const PatternMatcher& pm_range_migration() {
+  static const PatternMatcher pm{
+      // STAGE on shape () is nothing
+      rule(pat::op<Ops::STAGE>(pat::var<"x">), [](const auto& m) { return m["x"].shape().empty() ? m["x"] : UOp(); }),
+      // a (1,) value reshaped to () is an INDEX
+      rule(pat::op<Ops::RESHAPE>().template named<"x">(), [](const auto& m) {
+        const UOp& x = m["x"];
+        return x.shape().empty() && x.src(0).shape() == Shape{1} ? make_index(x.src(0), std::vector<UOp>{UOp::const_int(0)}) : UOp();
+      }),
+      rule(pat::op<Ops::INDEX>().template named<"idx">(), [](const auto& m) -> UOp {
+        const UOp& idx = m["idx"];
+        const UOp& b = idx.src(0);
+        if (idx.nsrc() == 1) return b;  // INDEX without indices is nothing
+        if (GroupOp::Movement.has(b.op())) return mop_index(b, idx);
+        if (b.op() == Ops::BITCAST && b.src(0).shape() != b.shape()) throw Error("shape changing bitcast not allowed in rangeify");
+        if (GroupOp::Elementwise.has(b.op())) {
+          std::vector<UOp> ns;
+          for (const UOp& s : b.src()) ns.push_back(make_index(s, idx.src().subspan(1)));
+          return b.with_src(ns);
+        }
+        return UOp();
+      }),
+  };
+  return pm;
+}
+
+template <class = void> const PatternMatcher& pm_range_creation() {
+  static const PatternMatcher pm{
+      rule(pat::op<Ops::INDEX>(pat::prefix(pat::op<Ops::REDUCE>().template named<"red">())).template named<"idx">(),
+           [](const auto& m, RangeCtx& ctx) { return rangeify_on_reduce(ctx, m["red"], m["idx"]); }),
+      rule(pat::op<Ops::REDUCE>().template named<"red">(), [](const auto& m, RangeCtx& ctx) { return rangeify_on_reduce(ctx, m["red"], UOp()); }),
+      rule(pat::op<Ops::STORE>().template named<"x">(), [](const auto& m, RangeCtx& ctx) -> UOp {
+        const UOp& x = m["x"];
+        if (x.shape().empty()) return UOp();
+        std::vector<UOp> rngs;
+        for (int64_t d : x.shape()) rngs.push_back(UOp::range(d, ctx.next++));
+        return make_end(make_store(make_index(x.src(0), rngs), make_index(x.src(1), rngs)), rngs);
+      }),
+      rule(pat::op<Ops::STAGE>().template named<"x">(), [](const auto& m, RangeCtx& ctx) { return rangeify_on_stage(ctx, m["x"]); }),
+  };
+  static const PatternMatcher both = pm + pm_range_migration();
+  return both;
+}
+
+template <class = void> UOp rangeify(const UOp& tsink, RangeCtx& ctx) { return graph_rewrite(tsink, pm_range_creation(), ctx, {.bottom_up = true}); }
+
+// ---- stage-removal loop ------------------------------------------------------------------------------------------
+inline std::optional<int64_t> recompute_cost(const UOp& x, std::unordered_set<UOp>& seen) {
+  if (seen.count(x) || x.op() == Ops::STAGE || has_buffer_identity(x)) return 0;
+  seen.insert(x);
+  if (x.op() == Ops::REDUCE) return std::nullopt;
+  int64_t total = GroupOp::Elementwise.has(x.op()) ? 1 : 0;
+  bool none = false;
+  for (size_t i = 0; i < (x.op() == Ops::INDEX ? std::min<size_t>(1, x.nsrc()) : x.nsrc()); i++) {
+    auto c = recompute_cost(x.src(i), seen);
+    if (!c) none = true;
+    else total += *c;
+  }
+  if (none) return std::nullopt;
+  return total;
+}
+
+inline UOp inline_stage_index(const UOp& stage, const UOp& idx) {
+  std::unordered_map<UOp, UOp> rep;
+  for (size_t i = 1; i < stage.nsrc() && i < idx.nsrc(); i++) rep.emplace(stage.src(i), idx.src(i));
+  std::unordered_map<UOp, UOp> cache;
+  std::function<UOp(const UOp&)> replace = [&](const UOp& x) -> UOp {
+    if (auto it = rep.find(x); it != rep.end()) return it->second;
+    if (has_buffer_identity(x) || x.op() == Ops::STAGE) return x;
+    if (auto it = cache.find(x); it != cache.end()) return it->second;
+    std::vector<UOp> ns;
+    for (const UOp& s : x.src()) ns.push_back(replace(s));
+    return cache[x] = x.with_src(ns);
+  };
+  return replace(stage.src(0));
+}
+
+inline bool in_backward_slice(const UOp& root, Ops op) {
+  for (const UOp& x : root.toposort())
+    if (x.op() == op) return true;
+  return false;
+}
+
+inline int64_t max_numel(const UOp& u) { return graft::prod(u.shape()); }
+
+inline UOp remove_stages(UOp tsink) {
+  for (;;) {
+    std::vector<UOp> order;  // stages in first-INDEX order
+    std::unordered_map<UOp, std::vector<UOp>> staged, children;
+    for (const UOp& u : tsink.toposort()) {
+      for (const UOp& s : u.src()) children[s].push_back(u);
+      if (u.op() == Ops::INDEX && u.src(0).op() == Ops::STAGE) {
+        auto& v = staged[u.src(0)];
+        if (v.empty()) order.push_back(u.src(0));
+        v.push_back(u);
+      }
+    }
+    auto is_boundary = [](const UOp& c) { return c.op() == Ops::STAGE || c.op() == Ops::STORE || c.op() == Ops::CALL; };
+    std::unordered_map<UOp, std::vector<UOp>> bcache;
+    std::function<const std::vector<UOp>&(const UOp&)> boundaries = [&](const UOp& x) -> const std::vector<UOp>& {
+      if (auto it = bcache.find(x); it != bcache.end()) return it->second;
+      std::vector<UOp> r;
+      if (auto it = children.find(x); it != children.end())
+        for (const UOp& c : it->second) {
+          if (is_boundary(c)) r.push_back(c);
+          else for (const UOp& b : boundaries(c)) r.push_back(b);
+        }
+      std::sort(r.begin(), r.end(), UOp::AddressLess{});
+      r.erase(std::unique(r.begin(), r.end()), r.end());
+      return bcache[x] = std::move(r);
+    };
+    std::unordered_map<UOp, bool> rcache;
+    std::function<bool(const UOp&)> feeds_reduce = [&](const UOp& x) -> bool {
+      if (auto it = rcache.find(x); it != rcache.end()) return it->second;
+      bool r = false;
+      if (auto it = children.find(x); it != children.end())
+        for (const UOp& c : it->second)
+          if (c.op() == Ops::REDUCE || (!is_boundary(c) && feeds_reduce(c))) { r = true; break; }
+      return rcache[x] = r;
+    };
+    RangeCache rc;
+    auto boundary_work = [&](const UOp& b) -> std::optional<int64_t> {
+      const UOp& value = b.op() == Ops::STORE ? b.src(1) : b.src(0);
+      int64_t w = 1;
+      for (const UOp& r : rc.get(value)) {
+        if (!r.src(0).is_const()) return std::nullopt;
+        w *= r.src(0).arg().as_int();
+      }
+      return w;
+    };
+    auto recompute_work = [&](const std::vector<UOp>& idxs) -> std::optional<int64_t> {
+      int64_t total = 0;
+      for (const UOp& idx : idxs) {
+        const auto& bs = boundaries(idx);
+        if (bs.size() != 1) return std::nullopt;
+        auto w = boundary_work(bs[0]);
+        if (!w) return std::nullopt;
+        total += *w;
+      }
+      return total;
+    };
+    auto same_idx = [](const UOp& a, const UOp& b) {
+      return a.nsrc() == b.nsrc() && std::equal(a.src().begin() + 1, a.src().end(), b.src().begin() + 1);
+    };
+
+    std::unordered_map<UOp, UOp> replacements, range_replacements;
+    std::vector<UOp> selected;
+    for (const UOp& stage : order) {
+      const std::vector<UOp>& idxs = staged[stage];
+      if (!stage_removable(stage) || children[stage] != idxs) continue;
+      const UOp& body = stage.src(0);
+      bool inlinable = GroupOp::ALU.has(body.op()) || body.op() == Ops::REDUCE;
+      std::unordered_set<UOp> seen;
+      std::optional<int64_t> cost = recompute_cost(body, seen);
+      if (!inlinable) {
+        // passthrough stages don't duplicate compute when indexing is unchanged
+        if (idxs.size() == 1 && same_idx(stage, idxs[0])) {
+          replacements[idxs[0]] = body;
+          break;
+        }
+        continue;
+      }
+      if (idxs.size() > 1) {
+        auto work = recompute_work(idxs);
+        if (cost && *cost <= MAX_RECOMPUTE && work && *work <= max_numel(stage) * int64_t(idxs.size())) {
+          for (const UOp& idx : idxs) replacements[idx] = inline_stage_index(stage, idx);
+        } else if (!cost && std::all_of(idxs.begin(), idxs.end(), [&](const UOp& i) { return same_idx(i, idxs[0]); }) &&
+                   std::none_of(idxs.begin(), idxs.end(), feeds_reduce)) {
+          std::vector<UOp> sb;
+          for (const UOp& idx : idxs) for (const UOp& b : boundaries(idx)) sb.push_back(b);
+          std::sort(sb.begin(), sb.end(), UOp::AddressLess{});
+          sb.erase(std::unique(sb.begin(), sb.end()), sb.end());
+          if (auto bw = sb.size() == 1 ? boundary_work(sb[0]) : std::nullopt; bw && *bw == max_numel(stage)) {
+            for (size_t i = 1; i < stage.nsrc(); i++) range_replacements[stage.src(i)] = idxs[0].src(i);
+            selected.push_back(stage);
+          }
+        }
+        if (!replacements.empty() || !range_replacements.empty()) break;
+        continue;
+      }
+      const UOp& idx = idxs[0];
+      std::vector<UOp> sb = boundaries(idx);
+      std::optional<int64_t> bw1 = sb.size() == 1 ? boundary_work(sb[0]) : std::nullopt;
+      int64_t work = bw1.value_or(-1);  // -1: unknown (no single boundary or symbolic ranges)
+      bool all_const = std::all_of(idx.src().begin() + 1, idx.src().end(), [](const UOp& r) { return r.is_const(); });
+      bool all_range = std::all_of(idx.src().begin() + 1, idx.src().end(), [](const UOp& r) { return r.op() == Ops::RANGE; });
+      bool scalar = max_numel(stage) == 1 && cost && *cost <= MAX_SCALAR_RECOMPUTE && all_const;
+      bool small = cost && *cost <= MAX_SCALAR_RECOMPUTE && max_numel(stage) <= 8 && max_numel(idx) <= 8;
+      if (cost) {
+        if (in_backward_slice(body, Ops::THREEFRY) || scalar || small || (*cost <= MAX_RECOMPUTE && work >= 0 && work <= max_numel(stage)))
+          replacements[idx] = inline_stage_index(stage, idx);
+      } else if (sb.size() == 1 && !feeds_reduce(idx) && work == max_numel(stage)) {
+        if (all_range) {
+          for (size_t i = 1; i < stage.nsrc(); i++) range_replacements[stage.src(i)] = idx.src(i);
+          selected.push_back(stage);
+        } else {
+          replacements[idx] = inline_stage_index(stage, idx);
+        }
+      }
+      if (!replacements.empty() || !range_replacements.empty()) break;
+    }
+    if (replacements.empty() && range_replacements.empty()) break;
+    tsink = tsink.substitute(replacements).substitute(range_replacements);
+    if (!selected.empty()) {
+      std::unordered_set<UOp> sel;
+      for (const UOp& s : selected) sel.insert(s.substitute(range_replacements));
+      tsink = map_graph(tsink, [&](const UOp& x) -> UOp {
+        if (x.op() == Ops::INDEX && x.src(0).op() == Ops::STAGE && sel.count(x.src(0)) &&
+            std::equal(x.src(0).src().begin() + 1, x.src(0).src().end(), x.src().begin() + 1, x.src().end()))
+          return x.src(0).src(0);
+        return x;
+      });
+    }
+  }
+  return tsink;
+}
+
+// ---- reduce simplify (part of tinygrad's `symbolic + pm_reduce_simplify` passes) ----------------------------------
+// reduce_unparented: REDUCE ranges the body does not use are dropped (ADD multiplies by their size, MAX ignores
+// them; MUL is left alone). With flatten_unit_ranges (after remove_stage only: STAGE ranges must stay RANGEs while
+// stages can still be inlined), size-1 RANGEs become 0 and leave END/REDUCE (tinygrad folds them in symbolic and
+// the seed shim needed pm_flatten_range for the END); an END or REDUCE left without ranges is its body.
+inline UOp reduce_simplify(const UOp& tsink, bool flatten_unit_ranges) {
+  RangeCache rc;
+  return map_graph(tsink, [&](const UOp& x) -> UOp {
+    if (flatten_unit_ranges && x.op() == Ops::RANGE && x.src(0).is_const() && x.src(0).arg().as_int() == 1) return UOp::const_int(0);
+    if (x.op() != Ops::REDUCE && x.op() != Ops::END) return x;
+    if (x.op() == Ops::REDUCE && x.nsrc() == 1) return x;  // not rangeified
+    std::vector<UOp> keep{x.src(0)}, dropped;
+    const std::vector<UOp>& used = rc.get(x.src(0));
+    Ops rop = x.op() == Ops::REDUCE ? x.arg().tuple()[0].get<Ops>() : Ops::NOOP;
+    for (const UOp& r : x.src().subspan(1)) {
+      if (r.op() != Ops::RANGE) continue;  // folded (size 1)
+      bool unparented = x.op() == Ops::REDUCE && (rop == Ops::ADD || rop == Ops::MAX) &&
+                        !std::binary_search(used.begin(), used.end(), r, UOp::AddressLess{});
+      (unparented ? dropped : keep).push_back(r);
+    }
+    if (keep.size() == x.nsrc() && dropped.empty()) return x;
+    UOp ret = keep.size() > 1 ? x.with_src(keep) : x.op() == Ops::REDUCE ? x.src(0).cast(x.dtype()) : x.src(0);
+    if (rop == Ops::ADD)
+      for (const UOp& r : dropped) ret = ret * UOp::const_(ret.dtype(), r.src(0).arg());
+    return ret;
+  });
+}
+
+// ---- STAGE -> BUFFER + STORE + END ---------------------------------------------------------------------------------
+inline UOp remove_stage(const UOp& tsink) {
+  return map_graph(tsink, [](const UOp& x) -> UOp {
+    if (x.op() != Ops::STAGE) return x;
+    DType dt = dtypes::strong(x.dtype());
+    const Shape& shape = x.shape();
+    UOp buf = new_buffer_uop(graft::prod(shape), dt, stage_device(x));
+    UOp val = x.src(0).dtype() == dt ? x.src(0) : x.src(0).cast(dt);
+    std::span<const UOp> rngs = x.src().subspan(1);
+    UOp st = make_end(make_store(make_index(reshape_to(buf, shape), rngs), val), rngs);
+    return reshape_to(make_after(buf, st), shape);
+  });
+}
+
+}  // namespace graft::sched

@@ -1,0 +1,54 @@
+// graft::schedule(tensors): prepare -> consumer counting + STAGEs -> range creation/migration -> stage-removal loop
+// -> STAGE -> BUFFER -> split kernels. A Schedule lists the kernels (CALLs) in dependency order.
+// Everything that reaches a rule table is a `template <class = void>` function (the symbolic.hpp convention), so a
+// translation unit that includes this header but never schedules does not instantiate the rule tables.
+#pragma once
+#include "graft/schedule/prepare.hpp"
+#include "graft/schedule/rangeify.hpp"
+#include "graft/schedule/split.hpp"
+
+namespace graft {
+
+struct Kernel {
+  UOp call;  // CALL(SINK(body), args...)
+  const UOp& sink() const { return call.src(0); }
+  std::vector<UOp> args() const { return {call.src().begin() + 1, call.src().end()}; }
+};
+
+struct Schedule {
+  std::vector<Kernel> kernels;
+  UOp graph;  // the kernel graph: SINK(AFTER(buf, CALL(...)), ...)
+  std::vector<UOp> outputs;  // each output tensor's buffer (empty handle when it already was one)
+  size_t size() const { return kernels.size(); }
+  const Kernel& operator[](size_t i) const { return kernels.at(i); }
+  auto begin() const { return kernels.begin(); }
+  auto end() const { return kernels.end(); }
+};
+
+namespace sched {
+// the tensor graph of SINK(AFTER...) -> kernel graph (tinygrad get_kernel_graph)
+template <class = void> UOp get_kernel_graph(const UOp& prepared) {
+  UOp t = add_stages(prepared);
+  RangeCtx rctx;
+  t = rangeify(t, rctx);
+  t = reduce_simplify(t, false);  // pre-fusion reduce simplify
+  t = remove_stages(t);
+  t = reduce_simplify(t, false);
+  t = remove_stage(t);
+  t = reduce_simplify(t, true);  // size-1 ranges (incl. the new stores') fold away
+  return split_kernels(t);
+}
+}  // namespace sched
+
+template <class = void> Schedule schedule(const std::vector<Tensor>& tensors) {
+  std::vector<UOp> outs;
+  for (const Tensor& t : tensors) outs.push_back(t.uop());
+  Schedule s;
+  UOp prepared = sched::prepare(outs, &s.outputs);
+  s.graph = sched::get_kernel_graph(prepared);
+  for (const UOp& u : s.graph.toposort())
+    if (u.op() == Ops::CALL) s.kernels.push_back(Kernel{u});
+  return s;
+}
+
+}  // namespace graft

@@ -1,0 +1,67 @@
+// split_kernels (seed rangeify2.py `split_store` / `pm_split_graph`): each STORE/END of the kernel graph becomes
+// `CALL(SINK(body), buffers...)`. Inside the body every GLOBAL BUFFER/PARAM/AFTER becomes a 1-D PARAM(slot) (one slot
+// per underlying buffer; an AFTER takes its buffer's slot and stays the call argument so the dependency is kept),
+// the INDEX migration rules fold the remaining RESHAPEs into flat indices, and RANGEs are renumbered per kernel in
+// visit order. Slot 0 is the STORE destination, then inputs in discovery order.
+// Not here (yet): variables (ALU PARAMs), NOOP stores (STORE(a, a), Invalid values), symbolic max shapes, MSTACK/MSELECT.
+#pragma once
+#include "graft/schedule/rangeify.hpp"
+
+namespace graft::sched {
+
+struct SplitCtx {
+  std::vector<UOp> call_args;
+  std::unordered_map<UOp, int64_t> buffers;
+  int64_t range_number = -1;
+};
+
+inline UOp split_buffer(SplitCtx& ctx, const UOp& u) {
+  if (!u.tag().is_none()) return UOp();
+  UOp b = u;
+  while (b.op() == Ops::AFTER) b = b.src(0);
+  if (!b.arg().is_param() || b.arg().param().addrspace != AddrSpace::GLOBAL) return UOp();
+  int64_t slot;
+  if (auto it = ctx.buffers.find(b); it != ctx.buffers.end()) {
+    slot = it->second;
+    if (u.op() == Ops::AFTER) ctx.call_args[size_t(slot)] = u;
+  } else {
+    slot = ctx.buffers[b] = int64_t(ctx.call_args.size());
+    ctx.call_args.push_back(u);
+  }
+  ParamArg p = b.arg().param();
+  p.slot = slot;
+  return UOp::make(Ops::PARAM, p.dtype, {UOp::shape_arg({graft::prod(b.shape())})}, Arg(std::move(p)), Arg(true));
+}
+
+template <class = void> const PatternMatcher& pm_split_graph() {
+  static const PatternMatcher pm{
+      rule(pat::ops<OpSet{Ops::PARAM, Ops::AFTER, Ops::BUFFER}>().template named<"u">(),
+           [](const auto& m, SplitCtx& ctx) { return split_buffer(ctx, m["u"]); }),
+      rule(pat::op<Ops::RANGE>().template named<"u">(), [](const auto& m, SplitCtx& ctx) -> UOp {
+        const UOp& u = m["u"];
+        if (!u.tag().is_none()) return UOp();
+        return u.replace({.arg = Arg{Arg(++ctx.range_number), u.arg().tuple().back()}, .tag = Arg(true)});
+      }),
+  };
+  static const PatternMatcher both = pm_range_migration() + pm;
+  return both;
+}
+
+template <class = void> UOp split_store(const UOp& x) {
+  SplitCtx ctx;
+  UOp body = remove_all_tags(graph_rewrite(x, pm_split_graph(), ctx, {.bottom_up = true}));
+  std::vector<UOp> s{UOp::sink({body})};
+  s.insert(s.end(), ctx.call_args.begin(), ctx.call_args.end());
+  return UOp::make(Ops::CALL, dtypes::void_, s);
+}
+
+template <class = void> const PatternMatcher& pm_split_kernels() {
+  static const PatternMatcher pm{
+      rule(pat::ops<OpSet{Ops::STORE, Ops::END}>().template named<"x">(), [](const auto& m) { return split_store(m["x"]); }),
+  };
+  return pm;
+}
+
+template <class = void> UOp split_kernels(const UOp& tsink) { return graph_rewrite(tsink, pm_split_kernels(), {.bottom_up = true}); }
+
+}  // namespace graft::sched

@@ -1,0 +1,364 @@
+// graft::schedule (rangeify2 first cut): kernel counts against the seed column of tinygrad_rangeify.md §6 and
+// structural checks of the kernel ASTs.
+#include <doctest/doctest.h>
+
+#include <graft/graft.hpp>
+#include <graft/schedule/schedule.hpp>
+
+using namespace graft;
+
+namespace {
+std::vector<UOp> ops_of(const UOp& root, Ops op) {
+  std::vector<UOp> r;
+  for (const UOp& u : root.toposort())
+    if (u.op() == op) r.push_back(u);
+  return r;
+}
+// the kernel's single STORE (through END)
+UOp store_of(const Kernel& k) {
+  auto st = ops_of(k.sink(), Ops::STORE);
+  REQUIRE(st.size() == 1);
+  return st[0];
+}
+AxisType axis_of(const UOp& r) { return r.arg().tuple().back().get<AxisType>(); }
+
+// A tiny interpreter for the kernel ASTs (END/STORE/INDEX/REDUCE/RANGE/ALU over 1-D PARAMs): runs a Schedule on the
+// host so the index math and fusion decisions are checked numerically against the reference evaluator.
+struct KernelInterp {
+  std::unordered_map<UOp, std::vector<double>> bufs;  // underlying BUFFER -> data
+  std::vector<std::vector<double>*> slots;
+  std::unordered_map<UOp, int64_t> env;               // RANGE -> current value
+
+  static UOp underlying(UOp u) {
+    while (u.op() == Ops::AFTER || u.op() == Ops::RESHAPE) u = u.src(0);
+    return u;
+  }
+  std::vector<double>& buffer(const UOp& b) {
+    auto it = bufs.find(b);
+    if (it != bufs.end()) return it->second;
+    std::vector<double> v(size_t(graft::prod(b.shape())), 0.0);
+    if (auto st = host_storage(b))
+      for (size_t i = 0; i < v.size(); i++) v[i] = st->get(int64_t(i));
+    return bufs[b] = std::move(v);
+  }
+  template <class F> void loop(std::span<const UOp> rngs, size_t i, F&& body) {
+    if (i == rngs.size()) { body(); return; }
+    int64_t n = rngs[i].src(0).arg().as_int();
+    for (int64_t v = 0; v < n; v++) env[rngs[i]] = v, loop(rngs, i + 1, body);
+  }
+  int64_t addr(const UOp& idx) {
+    REQUIRE(idx.op() == Ops::INDEX);
+    REQUIRE(idx.src(0).op() == Ops::PARAM);
+    REQUIRE(idx.nsrc() == 2);
+    double a = eval(idx.src(1));
+    REQUIRE(std::isfinite(a));
+    int64_t i = int64_t(a);
+    REQUIRE(i >= 0);
+    REQUIRE(i < int64_t(slots.at(size_t(idx.src(0).arg().param().slot))->size()));
+    return i;
+  }
+  double eval(const UOp& u) {
+    switch (u.op()) {
+      case Ops::CONST: return u.is_invalid() ? NAN : u.arg().as_double();
+      case Ops::RANGE: return double(env.at(u));
+      case Ops::INDEX: return (*slots.at(size_t(u.src(0).arg().param().slot)))[size_t(addr(u))];
+      case Ops::WHERE: return eval(u.src(0)) != 0 ? eval(u.src(1)) : eval(u.src(2));
+      case Ops::CAST: return detail::ref::cast_value(u.src(0).dtype(), u.dtype(), eval(u.src(0)));
+      case Ops::REDUCE: {
+        Ops op = u.arg().tuple()[0].get<Ops>();
+        double acc = op == Ops::ADD ? 0.0 : op == Ops::MUL ? 1.0 : -INFINITY;
+        loop(u.src().subspan(1), 0, [&] {
+          double v = eval(u.src(0));
+          acc = op == Ops::ADD ? acc + v : op == Ops::MUL ? acc * v : std::max(acc, v);
+        });
+        return detail::ref::round_to(u.dtype(), acc);
+      }
+      default: {
+        REQUIRE_MESSAGE(GroupOp::ALU.has(u.op()), "interp: unexpected op " << op_name(u.op()));
+        std::vector<std::vector<double>> vals;
+        for (const UOp& s : u.src()) vals.push_back({eval(s)});
+        std::vector<const std::vector<double>*> in;
+        for (auto& v : vals) in.push_back(&v);
+        return detail::ref::eval_alu(u, in)[0];
+      }
+    }
+  }
+  void exec(const UOp& x) {
+    if (x.op() == Ops::END) { loop(x.src().subspan(1), 0, [&] { exec(x.src(0)); }); return; }
+    REQUIRE(x.op() == Ops::STORE);
+    int64_t a = addr(x.src(0));
+    (*slots.at(size_t(x.src(0).src(0).arg().param().slot)))[size_t(a)] = detail::ref::round_to(x.src(0).dtype(), eval(x.src(1)));
+  }
+  void run(const Schedule& s) {
+    for (const Kernel& k : s) {
+      slots.clear();
+      for (const UOp& a : k.args()) slots.push_back(&buffer(underlying(a)));
+      for (const UOp& st : k.sink().src()) exec(st);
+    }
+  }
+};
+
+// schedule + run the kernels, compare every output with the reference evaluator
+void check_numerics(const std::vector<Tensor>& ts) {
+  Schedule s = schedule(ts);
+  KernelInterp in;
+  in.run(s);
+  for (size_t i = 0; i < ts.size(); i++) {
+    std::vector<double> want = evaluate(ts[i].uop());
+    REQUIRE(s.outputs[i]);
+    const std::vector<double>& got = in.buffer(s.outputs[i]);
+    REQUIRE(got.size() == want.size());
+    for (size_t j = 0; j < want.size(); j++) CHECK(got[j] == doctest::Approx(want[j]).epsilon(1e-5));
+  }
+}
+Tensor rnd(Shape s, uint64_t seed) { return Tensor::rand(std::move(s), seed) - 0.5f; }
+Tensor realized(Tensor t) { return t.realize(); }
+}  // namespace
+
+TEST_CASE("schedule: elementwise a+b is one kernel") {
+  Tensor a = Tensor::empty({32, 64}), b = Tensor::empty({32, 64});
+  Schedule s = schedule({a + b});
+  REQUIRE(s.size() == 1);
+  const Kernel& k = s[0];
+  CHECK(k.args().size() == 3);
+  auto params = ops_of(k.sink(), Ops::PARAM);
+  CHECK(params.size() == 3);
+  for (const UOp& p : params) CHECK(p.shape() == Shape{2048});
+  UOp st = store_of(k);
+  CHECK(st.src(0).op() == Ops::INDEX);
+  CHECK(st.src(0).src(0).arg().param().slot == 0);
+  CHECK(st.src(1).op() == Ops::ADD);
+  auto rngs = ops_of(k.sink(), Ops::RANGE);
+  CHECK(rngs.size() == 2);
+  for (const UOp& r : rngs) CHECK(r.arg().tuple()[0].as_int() < 2);
+  CHECK(k.sink().src(0).op() == Ops::END);
+}
+
+TEST_CASE("schedule: sum over an axis is one kernel with a REDUCE range") {
+  Tensor a = Tensor::empty({32, 64});
+  Schedule s = schedule({a.sum(1)});
+  REQUIRE(s.size() == 1);
+  auto reds = ops_of(s[0].sink(), Ops::REDUCE);
+  REQUIRE(reds.size() == 1);
+  CHECK(reds[0].arg().tuple()[0].get<Ops>() == Ops::ADD);
+  REQUIRE(reds[0].nsrc() == 2);
+  CHECK(axis_of(reds[0].src(1)) == AxisType::REDUCE);
+  CHECK(reds[0].src(1).src(0).arg().as_int() == 64);
+  CHECK(ops_of(s[0].sink(), Ops::PARAM).size() == 2);
+}
+
+TEST_CASE("schedule: full sum to a scalar stores one element") {
+  Tensor a = Tensor::empty({16, 8});
+  Schedule s = schedule({a.sum()});
+  REQUIRE(s.size() == 1);
+  auto params = ops_of(s[0].sink(), Ops::PARAM);
+  bool out1 = false;
+  for (const UOp& p : params) out1 |= p.arg().param().slot == 0 && p.shape() == Shape{1};
+  CHECK(out1);
+  CHECK(ops_of(s[0].sink(), Ops::REDUCE).size() == 1);
+}
+
+TEST_CASE("schedule: transpose_add is one kernel") {
+  Tensor a = Tensor::empty({64, 32}), b = Tensor::empty({32, 64});
+  Schedule s = schedule({a.transpose() + b});
+  REQUIRE(s.size() == 1);
+  CHECK(ops_of(s[0].sink(), Ops::PARAM).size() == 3);
+  CHECK(ops_of(s[0].sink(), Ops::RESHAPE).empty());
+  CHECK(ops_of(s[0].sink(), Ops::PERMUTE).empty());
+}
+
+TEST_CASE("schedule: matmul is one kernel") {
+  Tensor a = Tensor::empty({16, 32}), b = Tensor::empty({32, 8});
+  Schedule s = schedule({a.matmul(b)});
+  REQUIRE(s.size() == 1);
+  auto reds = ops_of(s[0].sink(), Ops::REDUCE);
+  REQUIRE(reds.size() == 1);
+  CHECK(reds[0].src(0).op() == Ops::MUL);
+  CHECK(reds[0].src(1).src(0).arg().as_int() == 32);
+  for (Ops o : {Ops::RESHAPE, Ops::EXPAND, Ops::PERMUTE}) CHECK(ops_of(s[0].sink(), o).empty());
+}
+
+TEST_CASE("schedule: softmax is three kernels") {
+  Tensor x = Tensor::empty({4, 8});
+  Schedule s = schedule({x.softmax()});
+  REQUIRE(s.size() == 3);
+  // kernel 0: the row max, one REDUCE over one REDUCE-axis range of size 8
+  auto r0 = ops_of(s[0].sink(), Ops::REDUCE);
+  REQUIRE(r0.size() == 1);
+  CHECK(r0[0].arg().tuple()[0].get<Ops>() == Ops::MAX);
+  REQUIRE(r0[0].nsrc() == 2);
+  CHECK(axis_of(r0[0].src(1)) == AxisType::REDUCE);
+  int reduce_ranges = 0;
+  for (const UOp& r : ops_of(s[0].sink(), Ops::RANGE)) reduce_ranges += axis_of(r) == AxisType::REDUCE;
+  CHECK(reduce_ranges == 1);
+  CHECK(s[0].args().size() == 2);
+  // kernel 1: sum of exp, reads x and kernel 0's buffer
+  auto r1 = ops_of(s[1].sink(), Ops::REDUCE);
+  REQUIRE(r1.size() == 1);
+  CHECK(r1[0].arg().tuple()[0].get<Ops>() == Ops::ADD);
+  CHECK(!ops_of(s[1].sink(), Ops::EXP2).empty());
+  CHECK(s[1].args().size() == 3);
+  // kernel 2: elementwise, 4 buffers (out, x, max, 1/sum), no REDUCE
+  CHECK(ops_of(s[2].sink(), Ops::REDUCE).empty());
+  CHECK(s[2].args().size() == 4);
+  CHECK(ops_of(s[2].sink(), Ops::STAGE).empty());
+  // dependency order: kernel 1 reads kernel 0's output
+  CHECK(s[1].args()[2].op() == Ops::AFTER);
+  CHECK(s[1].args()[2].src(1) == s[0].call);
+}
+
+TEST_CASE("schedule: pad_sum is one kernel with a gated load") {
+  Tensor a = Tensor::empty({16, 16});
+  Schedule s = schedule({a.pad({{1, 1}, {1, 1}}).sum(1)});
+  REQUIRE(s.size() == 1);
+  CHECK(ops_of(s[0].sink(), Ops::PAD).empty());
+  CHECK(!ops_of(s[0].sink(), Ops::WHERE).empty());
+  CHECK(ops_of(s[0].sink(), Ops::REDUCE).size() == 1);
+}
+
+TEST_CASE("schedule: a fanned-out cheap elementwise value is recomputed") {
+  Tensor a = Tensor::empty({32, 64});
+  Tensor b = (a + 1.0f);
+  Schedule s = schedule({b * b});
+  CHECK(s.size() == 1);
+}
+
+TEST_CASE("schedule: relu of a matmul plus bias fuses into one kernel") {
+  Tensor x = Tensor::empty({16, 64}), w = Tensor::empty({64, 32}), bias = Tensor::empty({32});
+  Schedule s = schedule({(x.matmul(w) + bias).relu()});
+  CHECK(s.size() == 1);
+}
+
+TEST_CASE("schedule: log_softmax and layernorm kernel counts") {
+  Tensor x = Tensor::empty({8, 16});
+  CHECK(schedule({x.log_softmax()}).size() == 3);
+  CHECK(schedule({x.layernorm()}).size() == 3);
+}
+
+TEST_CASE("schedule: a sum and its exp fuse into one kernel") {
+  Tensor a = Tensor::empty({8, 16});
+  Tensor x = a.sum(1);
+  CHECK(schedule({x + x.exp()}).size() == 1);
+}
+
+TEST_CASE("schedule: contiguous splits the graph into two kernels") {
+  Tensor a = Tensor::empty({8, 16});
+  Schedule s = schedule({((a + 1.0f).contiguous() * 2.0f)});
+  CHECK(s.size() == 2);
+}
+
+TEST_CASE("schedule: two outputs give two kernels") {
+  Tensor a = Tensor::empty({8, 16});
+  Tensor b = a + 1.0f;
+  Tensor c = b * 2.0f;
+  CHECK(schedule({b, c}).size() == 2);
+}
+
+TEST_CASE("schedule: kernels compute the reference values (elementwise, reduce, movement)") {
+  Tensor a = realized(rnd({6, 5}, 1)), b = realized(rnd({6, 5}, 2)), c = realized(rnd({5, 6}, 3));
+  check_numerics({a + b});
+  check_numerics({a.sum(1)});
+  check_numerics({a.sum(0)});
+  check_numerics({a.max()});
+  check_numerics({c.transpose() + a});
+  check_numerics({a.flip({0, 1}) * b});
+  check_numerics({a.shrink({{1, 4}, {0, 3}}).exp()});
+  check_numerics({a.reshape({3, 10}).sum(0)});
+  check_numerics({a.reshape({30}).reshape({5, 6}) + c});
+}
+
+TEST_CASE("schedule: kernels compute the reference values (pad, matmul, softmax, layernorm)") {
+  Tensor a = realized(rnd({6, 5}, 4)), w = realized(rnd({5, 7}, 5)), bias = realized(rnd({7}, 6));
+  check_numerics({a.pad({{1, 2}, {2, 1}}).sum(1)});
+  check_numerics({a.pad({{1, 1}, {0, 3}}) + 1.0f});
+  check_numerics({a.matmul(w)});
+  check_numerics({(a.matmul(w) + bias).relu()});
+  check_numerics({a.softmax()});
+  check_numerics({a.log_softmax()});
+  check_numerics({a.layernorm()});
+  Tensor x = a.sum(1);
+  check_numerics({x + x.exp()});
+  check_numerics({a.sum()});
+  check_numerics({(a + 1.0f).contiguous() * 2.0f});
+  Tensor b1 = a + 1.0f;
+  check_numerics({b1, b1 * 2.0f});
+}
+
+TEST_CASE("schedule: seed kernel counts of the benchmark programs") {
+  Tensor x = Tensor::empty({16, 32}), y = Tensor::empty({16, 32});
+  CHECK(schedule({((x + y) * 2.0f - y).relu().exp()}).size() == 1);  // ew5
+  Tensor w = Tensor::empty({32}), b = Tensor::empty({32});
+  CHECK(schedule({x.layernorm() * w + b}).size() == 3);  // layernorm with affine params
+  Tensor xi = Tensor::empty({8, 48}), w1 = Tensor::empty({48, 16}), b1 = Tensor::empty({16});
+  Tensor w2 = Tensor::empty({16, 10}), b2 = Tensor::empty({10});
+  CHECK(schedule({((xi.matmul(w1) + b1).relu()).matmul(w2) + b2}).size() == 2);  // mlp
+  Tensor img = Tensor::empty({1, 3, 8, 8}), k = Tensor::empty({4, 3, 3, 3});
+  CHECK(schedule({img.conv2d(k)}).size() == 1);  // conv2d
+  Tensor q = Tensor::empty({1, 2, 8, 4}), kk = Tensor::empty({1, 2, 8, 4}), v = Tensor::empty({1, 2, 8, 4});
+  CHECK(schedule({(q.matmul(kk.transpose(-2, -1)) * 0.5f).softmax(-1).matmul(v)}).size() == 4);  // attention
+  CHECK(schedule({Tensor::empty({64}).cumsum()}).size() == 1);  // cumsum
+}
+
+TEST_CASE("schedule: seed kernel counts of the one-liners") {
+  Tensor a = Tensor::empty({8, 16});
+  CHECK(schedule({a - (a * 2.0f).sum(1, true)}).size() == 2);
+  Tensor sq = Tensor::empty({16, 16}) * 3.0f;
+  CHECK(schedule({sq.sum(0) + sq.sum(1)}).size() == 1);  // (a*3) reduced along two different axes
+  CHECK(schedule({(a + 1.0f).reshape({8, 16, 1}).expand({8, 16, 64}) * 2.0f}).size() == 1);
+  CHECK(schedule({a / a.mean(-1, true)}).size() == 2);
+  Tensor m = Tensor::empty({16, 16});
+  CHECK(schedule({((m.matmul(m)).relu() + m).contiguous().softmax()}).size() == 4);
+}
+
+TEST_CASE("schedule: kernels compute the reference values (conv2d, attention, cumsum, mlp)") {
+  Tensor img = realized(rnd({1, 2, 5, 5}, 7)), k = realized(rnd({3, 2, 3, 3}, 8));
+  check_numerics({img.conv2d(k)});
+  Tensor q = realized(rnd({1, 2, 4, 3}, 9)), kk = realized(rnd({1, 2, 4, 3}, 10)), v = realized(rnd({1, 2, 4, 3}, 11));
+  check_numerics({(q.matmul(kk.transpose(-2, -1)) * 0.5f).softmax(-1).matmul(v)});
+  check_numerics({realized(rnd({20}, 12)).cumsum()});
+  Tensor xi = realized(rnd({4, 6}, 13)), w1 = realized(rnd({6, 5}, 14)), b1 = realized(rnd({5}, 15));
+  Tensor w2 = realized(rnd({5, 3}, 16)), b2 = realized(rnd({3}, 17));
+  check_numerics({((xi.matmul(w1) + b1).relu()).matmul(w2) + b2});
+  Tensor x = realized(rnd({4, 6}, 18)), y = realized(rnd({4, 6}, 19));
+  check_numerics({((x + y) * 2.0f - y).relu().exp()});
+  Tensor sq = realized(rnd({5, 5}, 20)) * 3.0f;
+  check_numerics({sq.sum(0) + sq.sum(1)});
+  check_numerics({x / x.mean(-1, true)});
+}
+
+TEST_CASE("schedule: a reduce over a broadcast axis becomes a multiply") {
+  Tensor a = realized(rnd({4, 6}, 21));
+  Tensor t = a.reshape({4, 6, 1}).expand({4, 6, 5}).sum(2);
+  Schedule s = schedule({t});
+  REQUIRE(s.size() == 1);
+  CHECK(ops_of(s[0].sink(), Ops::REDUCE).empty());
+  check_numerics({t});
+  Tensor m = a.reshape({4, 6, 1}).expand({4, 6, 5}).max(2);
+  CHECK(ops_of(schedule({m})[0].sink(), Ops::REDUCE).empty());
+  check_numerics({m});
+}
+
+TEST_CASE("schedule: size-1 output ranges fold away") {
+  Tensor a = realized(rnd({4, 6}, 22));
+  Schedule s = schedule({a.sum()});
+  REQUIRE(s.size() == 1);
+  CHECK(ops_of(s[0].sink(), Ops::END).empty());
+  CHECK(s[0].sink().src(0).op() == Ops::STORE);
+  for (const UOp& r : ops_of(s[0].sink(), Ops::RANGE)) CHECK(axis_of(r) == AxisType::REDUCE);
+  check_numerics({a.sum()});
+  check_numerics({a.sum(1, true)});
+}
+
+TEST_CASE("schedule: a Tensor.full input gets its own fill kernel first") {
+  // Tensor::full builds AFTER(buf.reshape(shape), STORE(...)); prepare moves the RESHAPE above the AFTER, so the
+  // fill is its own kernel and the add reads its buffer (no seed count for this one: tinygrad's ones() is lazy)
+  Tensor a = realized(rnd({4, 4}, 23));
+  Tensor t = Tensor::ones({4, 4}) + a;
+  Schedule s = schedule({t});
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].args().size() == 1);
+  CHECK(s[1].args().size() == 3);
+  CHECK(s[1].args()[1].op() == Ops::AFTER);
+  CHECK(s[1].args()[1].src(1) == s[0].call);
+  check_numerics({t});
+}
