@@ -102,11 +102,24 @@ inline bool track_match_stats() {
 }
 
 namespace detail {
+struct StatsEntry { std::shared_ptr<RuleStats> stats; std::string where, pattern; };
+// one table format for the exit report and PatternMatcher::stats_report: most expensive rule first
+inline std::string format_stats(std::vector<StatsEntry> entries) {
+  std::sort(entries.begin(), entries.end(), [](const StatsEntry& a, const StatsEntry& b) { return a.stats->ns > b.stats->ns; });
+  std::string out;
+  for (const StatsEntry& e : entries) {
+    char line[96];
+    std::snprintf(line, sizeof line, "%8llu / %8llu %10.3f ms  ", (unsigned long long)e.stats->matches.load(),
+                  (unsigned long long)e.stats->tries.load(), double(e.stats->ns.load()) * 1e-6);
+    out += line + e.where + "  " + e.pattern + "\n";
+  }
+  return out;
+}
+
 // With GRAFT_TRACK_MATCH_STATS=1 every rule registers here and the process prints a per-rule table at exit.
 struct StatsRegistry {
-  struct Entry { std::shared_ptr<RuleStats> stats; std::string where, pattern; };
   std::mutex mu;
-  std::vector<Entry> entries;
+  std::vector<StatsEntry> entries;
   static StatsRegistry& get() {
     static StatsRegistry* r = [] {
       auto* reg = new StatsRegistry();
@@ -121,12 +134,10 @@ struct StatsRegistry {
   }
   void print() {
     std::lock_guard<std::mutex> lk(mu);
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.stats->ns > b.stats->ns; });
-    std::fprintf(stderr, "graft match stats: matches / tries, time, rule\n");
-    for (const Entry& e : entries)
-      if (e.stats->tries)
-        std::fprintf(stderr, "%8llu / %8llu %10.3f ms  %s  %s\n", (unsigned long long)e.stats->matches.load(),
-                     (unsigned long long)e.stats->tries.load(), double(e.stats->ns.load()) * 1e-6, e.where.c_str(), e.pattern.c_str());
+    std::vector<StatsEntry> tried;
+    for (const StatsEntry& e : entries)
+      if (e.stats->tries) tried.push_back(e);
+    std::fprintf(stderr, "graft match stats: matches / tries, time, rule\n%s", format_stats(std::move(tried)).c_str());
   }
 };
 }  // namespace detail
@@ -298,17 +309,9 @@ class PatternMatcher {
 
   // per-rule statistics (GRAFT_TRACK_MATCH_STATS=1), most expensive first
   std::string stats_report() const {
-    std::vector<const Rule*> rs;
-    for (const Rule& r : rules_) rs.push_back(&r);
-    std::sort(rs.begin(), rs.end(), [](const Rule* a, const Rule* b) { return a->stats->ns > b->stats->ns; });
-    std::string out;
-    for (const Rule* r : rs) {
-      char line[160];
-      std::snprintf(line, sizeof line, "%8llu / %8llu  %9.3f ms  ", (unsigned long long)r->stats->matches.load(),
-                    (unsigned long long)r->stats->tries.load(), double(r->stats->ns.load()) * 1e-6);
-      out += line + r->where() + "  " + r->upat->str() + "\n";
-    }
-    return out;
+    std::vector<detail::StatsEntry> entries;
+    for (const Rule& r : rules_) entries.push_back({r.stats, r.where(), r.upat->str()});
+    return detail::format_stats(std::move(entries));
   }
 
  private:
