@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <graft/graft.hpp>
-#include <graft/schedule/schedule.hpp>
+#include <graft/graft.hpp>
 
 using namespace graft;
 
@@ -98,17 +98,24 @@ struct KernelInterp {
   }
 };
 
-// schedule + run the kernels, compare every output with the reference evaluator
+// schedule + run the kernels (the test's AST interpreter, then the engine on the current device: GRAFT_DEVICE), compare
+// every output with the reference evaluator
 void check_numerics(const std::vector<Tensor>& ts) {
   Schedule s = schedule(ts);
   KernelInterp in;
   in.run(s);
+  auto dev = engine::run(s, engine::device());
   for (size_t i = 0; i < ts.size(); i++) {
     std::vector<double> want = evaluate(ts[i].uop());
     REQUIRE(s.outputs[i]);
     const std::vector<double>& got = in.buffer(s.outputs[i]);
     REQUIRE(got.size() == want.size());
-    for (size_t j = 0; j < want.size(); j++) CHECK(got[j] == doctest::Approx(want[j]).epsilon(1e-5));
+    REQUIRE(dev[i]);
+    REQUIRE(dev[i]->numel == int64_t(want.size()));
+    for (size_t j = 0; j < want.size(); j++) {
+      CHECK(got[j] == doctest::Approx(want[j]).epsilon(1e-5));
+      CHECK(dev[i]->get(int64_t(j)) == doctest::Approx(want[j]).epsilon(1e-5));
+    }
   }
 }
 Tensor rnd(Shape s, uint64_t seed) { return Tensor::rand(std::move(s), seed) - 0.5f; }

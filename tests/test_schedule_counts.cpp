@@ -3,7 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <graft/graft.hpp>
-#include <graft/schedule/schedule.hpp>
+#include <graft/graft.hpp>
 
 using namespace graft;
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <thread>
 
-#include <graft/tensor/tensor.hpp>
+#include <graft/graft.hpp>
 
 using namespace graft;
 

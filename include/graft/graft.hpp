@@ -9,6 +9,7 @@
 #include "graft/core/shape.hpp"
 #include "graft/core/sugar.hpp"
 #include "graft/core/uop.hpp"
+#include "graft/engine/realize.hpp"
 #include "graft/pattern/dynamic.hpp"
 #include "graft/pattern/matcher.hpp"
 #include "graft/pattern/rewrite.hpp"

@@ -40,6 +40,11 @@ template <class V> class UOpMap {
     }
   }
   V& operator[](const UOp& k) { return *try_emplace(k, V{}).first; }
+  // the value of a key that must be present (a missing key is an internal error, not a user one)
+  const V& at(const UOp& k) const {
+    if (const V* v = find(k)) return *v;
+    throw Error("UOpMap::at: key not found");
+  }
   size_t size() const { return size_; }
   template <class F> void for_each(F&& f) const {
     for (const Slot& s : slots_)

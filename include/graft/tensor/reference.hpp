@@ -61,6 +61,46 @@ inline size_t value_srcs(const UOp& u) {
 
 using Values = std::shared_ptr<const std::vector<double>>;
 
+// One ALU op on scalars with graft's semantics (the oracle for every backend): `ints` says the operands are
+// integers/bool (wrapping arithmetic), the result is rounded to `dt`. Integer division by zero raises graft::Error.
+inline double alu_scalar(Ops op, DType dt, bool ints, const double* a) {
+  using enum Ops;
+  double v = 0;
+  auto I = [&](size_t k) { return int64_t(a[k]); };
+  auto U = [&](size_t k) { return uint64_t(int64_t(a[k])); };
+  switch (op) {
+    case ADD: v = ints ? double(int64_t(U(0) + U(1))) : a[0] + a[1]; break;
+    case SUB: v = ints ? double(int64_t(U(0) - U(1))) : a[0] - a[1]; break;
+    case MUL: v = ints ? double(int64_t(U(0) * U(1))) : a[0] * a[1]; break;
+    case MAX: v = std::isnan(a[0]) || std::isnan(a[1]) ? NAN : std::max(a[0], a[1]); break;
+    case CMPLT: v = a[0] < a[1]; break;
+    case CMPNE: v = a[0] != a[1]; break;
+    case CMPEQ: v = a[0] == a[1]; break;
+    case WHERE: v = a[0] != 0 ? a[1] : a[2]; break;
+    case NEG: v = -a[0]; break;
+    case EXP2: v = std::exp2(a[0]); break;
+    case LOG2: v = std::log2(a[0]); break;
+    case SIN: v = std::sin(a[0]); break;
+    case SQRT: v = std::sqrt(a[0]); break;
+    case RECIPROCAL: v = 1.0 / a[0]; break;
+    case TRUNC: v = std::trunc(a[0]); break;
+    case FDIV: v = a[0] / a[1]; break;
+    case POW: v = std::pow(a[0], a[1]); break;
+    case MULACC: v = a[0] * a[1] + a[2]; break;
+    case CDIV: if (I(1) == 0) throw Error("evaluate: integer division by zero"); v = double(I(0) / I(1)); break;
+    case CMOD: if (I(1) == 0) throw Error("evaluate: integer division by zero"); v = double(I(0) % I(1)); break;
+    case FLOORDIV: if (I(1) == 0) throw Error("evaluate: integer division by zero"); v = double(floordiv(I(0), I(1))); break;
+    case FLOORMOD: if (I(1) == 0) throw Error("evaluate: integer division by zero"); v = double(floormod(I(0), I(1))); break;
+    case XOR: v = double(I(0) ^ I(1)); break;
+    case OR: v = double(I(0) | I(1)); break;
+    case AND: v = double(I(0) & I(1)); break;
+    case SHL: v = double(int64_t(U(0) << I(1))); break;
+    case SHR: v = double(I(0) >> I(1)); break;
+    default: throw Error("evaluate: unsupported ALU op " + std::string(op_name(op)));
+  }
+  return round_to(dt, v);
+}
+
 inline std::vector<double> eval_alu(const UOp& u, const std::vector<const std::vector<double>*>& in) {
   using enum Ops;
   const Shape& out = u.shape();
@@ -87,40 +127,7 @@ inline std::vector<double> eval_alu(const UOp& u, const std::vector<const std::v
       for (size_t d = 0; d < out.size(); d++) off += idx[d] * bst[k][d];
       a[k] = (*in[k])[size_t(off)];
     }
-    double v = 0;
-    auto I = [&](size_t k) { return int64_t(a[k]); };
-    auto U = [&](size_t k) { return uint64_t(int64_t(a[k])); };
-    switch (u.op()) {
-      case ADD: v = ints ? double(int64_t(U(0) + U(1))) : a[0] + a[1]; break;
-      case SUB: v = ints ? double(int64_t(U(0) - U(1))) : a[0] - a[1]; break;
-      case MUL: v = ints ? double(int64_t(U(0) * U(1))) : a[0] * a[1]; break;
-      case MAX: v = std::isnan(a[0]) || std::isnan(a[1]) ? NAN : std::max(a[0], a[1]); break;
-      case CMPLT: v = a[0] < a[1]; break;
-      case CMPNE: v = a[0] != a[1]; break;
-      case CMPEQ: v = a[0] == a[1]; break;
-      case WHERE: v = a[0] != 0 ? a[1] : a[2]; break;
-      case NEG: v = -a[0]; break;
-      case EXP2: v = std::exp2(a[0]); break;
-      case LOG2: v = std::log2(a[0]); break;
-      case SIN: v = std::sin(a[0]); break;
-      case SQRT: v = std::sqrt(a[0]); break;
-      case RECIPROCAL: v = 1.0 / a[0]; break;
-      case TRUNC: v = std::trunc(a[0]); break;
-      case FDIV: v = a[0] / a[1]; break;
-      case POW: v = std::pow(a[0], a[1]); break;
-      case MULACC: v = a[0] * a[1] + a[2]; break;
-      case CDIV: if (I(1) == 0) throw Error("evaluate: integer division by zero"); v = double(I(0) / I(1)); break;
-      case CMOD: if (I(1) == 0) throw Error("evaluate: integer division by zero"); v = double(I(0) % I(1)); break;
-      case FLOORDIV: if (I(1) == 0) throw Error("evaluate: integer division by zero"); v = double(floordiv(I(0), I(1))); break;
-      case FLOORMOD: if (I(1) == 0) throw Error("evaluate: integer division by zero"); v = double(floormod(I(0), I(1))); break;
-      case XOR: v = double(I(0) ^ I(1)); break;
-      case OR: v = double(I(0) | I(1)); break;
-      case AND: v = double(I(0) & I(1)); break;
-      case SHL: v = double(int64_t(U(0) << I(1))); break;
-      case SHR: v = double(I(0) >> I(1)); break;
-      default: throw Error("evaluate: unsupported ALU op " + std::string(op_name(u.op())));
-    }
-    r[size_t(o)] = round_to(dt, v);
+    r[size_t(o)] = alu_scalar(u.op(), dt, ints, a.data());
     for (size_t d = out.size(); d-- > 0;)
       if (++idx[d] < out[d]) break; else idx[d] = 0;
   }

@@ -58,8 +58,9 @@ inline HostStorage::~HostStorage() {
   if (it != t.map.end() && it->second.expired()) t.map.erase(it);
 }
 
-inline double HostStorage::get(int64_t i) const {
-  const uint8_t* p = bytes.data() + size_t(i) * size_t(dtype.itemsize());
+// element i of a dtype-typed byte array as double, and back (ints above 2^53 lose precision)
+inline double load_element(DType dtype, const uint8_t* base, int64_t i) {
+  const uint8_t* p = base + size_t(i) * size_t(dtype.itemsize());
   auto rd = [&]<class T>(T) { T v; std::memcpy(&v, p, sizeof(T)); return double(v); };
   switch (dtype.id) {
     case DTypeId::bool_: return p[0] != 0;
@@ -73,12 +74,12 @@ inline double HostStorage::get(int64_t i) const {
     case DTypeId::uint64: return rd(uint64_t{});
     case DTypeId::float32: return rd(float{});
     case DTypeId::float64: return rd(double{});
-    default: throw Error("host storage: unsupported dtype");
+    default: throw Error("host storage: unsupported dtype dtypes." + std::string(dtype.py_name()));
   }
 }
 
-inline void HostStorage::set(int64_t i, double v) {
-  uint8_t* p = bytes.data() + size_t(i) * size_t(dtype.itemsize());
+inline void store_element(DType dtype, uint8_t* base, int64_t i, double v) {
+  uint8_t* p = base + size_t(i) * size_t(dtype.itemsize());
   auto wr = [&]<class T>(T x) { std::memcpy(p, &x, sizeof(T)); };
   auto iv = [&] { return int64_t(v); };
   switch (dtype.id) {
@@ -93,9 +94,12 @@ inline void HostStorage::set(int64_t i, double v) {
     case DTypeId::uint64: wr(uint64_t(v < 0 ? uint64_t(iv()) : uint64_t(v))); break;
     case DTypeId::float32: wr(float(v)); break;
     case DTypeId::float64: wr(v); break;
-    default: throw Error("host storage: unsupported dtype");
+    default: throw Error("host storage: unsupported dtype dtypes." + std::string(dtype.py_name()));
   }
 }
+
+inline double HostStorage::get(int64_t i) const { return load_element(dtype, bytes.data(), i); }
+inline void HostStorage::set(int64_t i, double v) { store_element(dtype, bytes.data(), i, v); }
 
 // A fresh BUFFER node: arg ParamArg{slot = fresh unique id, dtype, device "CPU"}, src = shape_arg({numel}).
 inline UOp new_buffer_uop(int64_t numel, DType dt, const std::string& device = "CPU") {

@@ -108,15 +108,17 @@ class Tensor {
   int64_t numel() const { return graft::prod(shape()); }
   const Deps& deps() const { return deps_; }
 
-  // --- realize (reference evaluator for now; compiled backends come later) ----------------------------------------
-  Tensor& realize() {
-    if (uop_.op() == Ops::BUFFER || (uop_.op() == Ops::RESHAPE && uop_.src(0).op() == Ops::BUFFER && host_storage(uop_.src(0)))) return *this;
-    std::vector<double> v = evaluate(uop_);
-    Shape s = shape();
-    *this = from(v, s, dtypes::strong(dtype()));
-    return *this;
+  // --- realize: defined in engine/realize.hpp (schedule, compile, run on a device); include graft/graft.hpp -------
+  // device: "VULKAN", "CPU", "INTERP" or "" (GRAFT_DEVICE, else Vulkan when present, else CPU)
+  Tensor& realize(const std::string& device = "");
+  template <class T = float> std::vector<T> to_vector(const std::string& device = "") const;
+  // a realized tensor is host data: a BUFFER, or RESHAPEs of one (row-major, so the bytes are the tensor)
+  UOp realized_buffer() const {
+    UOp b = uop_;
+    while (b.op() == Ops::RESHAPE) b = b.src(0);
+    return b.op() == Ops::BUFFER && host_storage(b) != nullptr ? b : UOp();
   }
-  template <class T = float> std::vector<T> to_vector() const { return evaluate_as<T>(uop_); }
+  bool is_realized() const { return bool(realized_buffer()); }
 
   // --- elementwise (mixin/elementwise.py) --------------------------------------------------------------------------
   Tensor alu(Ops op, std::initializer_list<Tensor> rest = {}) const {

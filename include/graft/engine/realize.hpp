@@ -1,0 +1,234 @@
+// Running a schedule: pick a device, lower + linearize + render + compile each kernel (compiled programs are cached
+// by device and source), allocate buffers (inputs copied in, intermediates drawn from a pool of dead ones: memory
+// planning), launch in order, synchronize, copy the outputs back into host storage.
+//
+// Settings (environment): GRAFT_DEVICE = VULKAN | CPU | INTERP (default: VULKAN when a Vulkan device exists, else
+// CPU, with a one-line notice at GRAFT_DEBUG>=1); GRAFT_DEBUG = 1 prints the schedule, 2 kernel timings, 4 sources.
+#pragma once
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <mutex>
+
+#include "graft/codegen/c.hpp"
+#include "graft/codegen/glsl.hpp"
+#include "graft/runtime/cpu.hpp"
+#include "graft/runtime/interp.hpp"
+#include "graft/runtime/vulkan.hpp"
+#include "graft/schedule/schedule.hpp"
+
+namespace graft {
+
+namespace engine {
+
+inline int debug_level() {
+  const char* s = std::getenv("GRAFT_DEBUG");
+  return s ? std::atoi(s) : 0;
+}
+
+// a device by name ("VULKAN", "CPU", "INTERP"; "" = GRAFT_DEVICE or the default)
+inline std::shared_ptr<rt::Device> device(std::string name = "") {
+  if (name.empty())
+    if (const char* s = std::getenv("GRAFT_DEVICE")) name = s;
+  for (char& c : name) c = char(std::toupper(static_cast<unsigned char>(c)));
+  if (name == "CPU" || name == "CLANG" || name == "C") return rt::CpuDevice::get();
+  if (name == "INTERP") return rt::InterpDevice::get();
+  if (name == "VULKAN" || name == "GPU") return rt::VulkanDevice::get();  // throws when there is none
+  if (!name.empty()) throw Error("GRAFT_DEVICE=" + name + " is not a device (VULKAN, CPU or INTERP)");
+  if (rt::VulkanDevice::available()) return rt::VulkanDevice::get();
+  static std::once_flag noticed;
+  if (debug_level() >= 1) std::call_once(noticed, [] { std::cerr << "graft: no Vulkan device, running on the CPU backend\n"; });
+  return rt::CpuDevice::get();
+}
+
+// a kernel made ready for one device
+struct CompiledKernel {
+  std::shared_ptr<const codegen::Program> ir;
+  std::string source;
+  std::shared_ptr<rt::Program> program;
+};
+
+inline bool is_vulkan(const rt::Device& d) { return d.name().rfind("VULKAN", 0) == 0; }
+
+// render (no compile): throws graft::Error when the device cannot express the kernel
+inline rt::KernelSource render_for(const rt::Device& d, std::shared_ptr<const codegen::Program> ir) {
+  rt::KernelSource k;
+  k.name = ir->name;
+  k.num_buffers = uint32_t(ir->bufs.size());
+  k.threads = ir->threads;
+  if (is_vulkan(d)) {
+    k.local_size = std::min<uint32_t>(codegen::kGlslLocalSize, std::max<uint32_t>(d.features().max_local_size, 1));
+    k.source = codegen::render_glsl(*ir, d.features(), k.local_size);
+  } else {
+    k.source = codegen::render_c(*ir);
+  }
+  k.program = std::move(ir);
+  return k;
+}
+
+inline std::shared_ptr<rt::Program> compile_cached(rt::Device& d, const rt::KernelSource& k) {
+  static std::mutex mu;
+  static std::map<std::pair<const rt::Device*, std::string>, std::shared_ptr<rt::Program>> cache;
+  std::lock_guard<std::mutex> lk(mu);
+  auto key = std::make_pair(&d, k.source);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  std::shared_ptr<rt::Program> p = d.compile(k);
+  cache.emplace(std::move(key), p);
+  return p;
+}
+
+// the BUFFER node behind a kernel argument
+inline UOp underlying_buffer(UOp u) {
+  while (u.op() == Ops::AFTER || u.op() == Ops::RESHAPE) u = u.src(0);
+  if (u.op() != Ops::BUFFER) throw Error("realize: kernel argument is " + std::string(op_name(u.op())) + ", not a BUFFER");
+  return u;
+}
+
+// intermediate buffers whose last reader has run are reused by later allocations of a size that fits
+class BufferPool {
+ public:
+  explicit BufferPool(rt::Device& d) : dev_(d) {}
+  std::shared_ptr<rt::Buffer> get(size_t nbytes) {
+    auto it = free_.lower_bound(nbytes);
+    if (it != free_.end() && it->first <= 2 * nbytes + 256) {
+      auto b = std::move(it->second);
+      free_.erase(it);
+      reused_ += nbytes;
+      return b;
+    }
+    allocated_ += nbytes;
+    return std::shared_ptr<rt::Buffer>(dev_.alloc(nbytes));
+  }
+  void put(std::shared_ptr<rt::Buffer> b) { free_.emplace(b->nbytes(), std::move(b)); }
+  size_t allocated() const { return allocated_; }
+  size_t reused() const { return reused_; }
+
+ private:
+  rt::Device& dev_;
+  std::multimap<size_t, std::shared_ptr<rt::Buffer>> free_;
+  size_t allocated_ = 0, reused_ = 0;
+};
+
+// What one run did (for tests, benchmarks and GRAFT_DEBUG).
+struct RunStats {
+  std::string device;
+  size_t kernels = 0, launches = 0;
+  size_t bytes_allocated = 0, bytes_reused = 0;
+  std::vector<double> kernel_seconds;
+};
+
+// Run a schedule; returns host storage for each output (nullptr where the output already was a buffer).
+template <class = void>
+std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr<rt::Device> dev, RunStats* stats = nullptr) {
+  static std::mutex run_mu;  // one schedule at a time per process: devices batch their launches
+  std::lock_guard<std::mutex> lk(run_mu);
+  int dbg = debug_level();
+
+  // lower and render every kernel first: a device that cannot express one (a dtype feature) hands the run to the CPU
+  std::vector<rt::KernelSource> srcs;
+  for (int attempt = 0;; attempt++) {
+    srcs.clear();
+    try {
+      for (const Kernel& k : s) srcs.push_back(render_for(*dev, std::make_shared<const codegen::Program>(codegen::linearize(codegen::lower(k.sink())))));
+      break;
+    } catch (const Error& e) {
+      if (attempt > 0 || !is_vulkan(*dev)) throw;
+      if (dbg >= 1) std::cerr << "graft: " << e.what() << "; running this schedule on the CPU backend\n";
+      dev = rt::CpuDevice::get();
+    }
+  }
+  if (dbg >= 1) {
+    std::cerr << "graft: schedule of " << s.size() << " kernel" << (s.size() == 1 ? "" : "s") << " on " << dev->name() << ":";
+    for (const auto& k : srcs) std::cerr << " " << k.name;
+    std::cerr << "\n";
+  }
+
+  // buffers: inputs (host data) copied in; the rest allocated, intermediates pooled after their last use
+  std::unordered_map<UOp, std::shared_ptr<rt::Buffer>> bufs;
+  std::unordered_map<UOp, size_t> last_use;
+  UOpSet outputs;
+  for (const UOp& o : s.outputs)
+    if (o) outputs.insert(underlying_buffer(o));
+  for (size_t i = 0; i < s.size(); i++)
+    for (const UOp& a : s[i].args()) last_use[underlying_buffer(a)] = i;
+  BufferPool pool(*dev);
+  auto buffer_of = [&](const UOp& b) -> rt::Buffer* {
+    auto it = bufs.find(b);
+    if (it != bufs.end()) return it->second.get();
+    size_t nbytes = size_t(prod(b.shape())) * b.dtype().itemsize();
+    std::shared_ptr<rt::Buffer> buf;
+    if (auto st = host_storage(b)) {
+      buf = std::shared_ptr<rt::Buffer>(dev->alloc(nbytes));
+      buf->copy_in(st->bytes.data(), std::min(nbytes, st->bytes.size()));
+    } else {
+      buf = outputs.contains(b) ? std::shared_ptr<rt::Buffer>(dev->alloc(nbytes)) : pool.get(nbytes);
+    }
+    return bufs.emplace(b, std::move(buf)).first->second.get();
+  };
+
+  size_t launches = 0;
+  for (size_t i = 0; i < s.size(); i++) {
+    rt::KernelSource& k = srcs[i];
+    if (dbg >= 4) std::cerr << "graft: kernel " << i << " " << k.name << "\n" << k.source << "\n";
+    std::shared_ptr<rt::Program> prog = compile_cached(*dev, k);
+    std::vector<rt::Buffer*> args;
+    for (const UOp& a : s[i].args()) args.push_back(buffer_of(underlying_buffer(a)));
+    if (k.threads > 0) prog->launch(args), launches++;
+    for (const UOp& a : s[i].args()) {  // intermediates dead after this kernel go back to the pool
+      UOp b = underlying_buffer(a);
+      if (last_use.at(b) == i && !outputs.contains(b) && !host_storage(b))
+        if (auto it = bufs.find(b); it != bufs.end()) pool.put(it->second), bufs.erase(it);
+    }
+  }
+  dev->synchronize();
+
+  std::vector<std::shared_ptr<HostStorage>> result;
+  for (const UOp& o : s.outputs) {
+    if (!o) { result.push_back(nullptr); continue; }
+    UOp b = underlying_buffer(o);
+    auto st = make_host_storage(prod(b.shape()), b.dtype());
+    if (!st->bytes.empty()) buffer_of(b)->copy_out(st->bytes.data(), st->bytes.size());
+    result.push_back(std::move(st));
+  }
+  std::vector<double> times = dev->last_kernel_times();
+  if (dbg >= 2)
+    for (size_t i = 0; i < times.size() && i < srcs.size(); i++)
+      std::cerr << "graft: " << srcs[i].name << " " << times[i] * 1e6 << " us\n";
+  if (stats) *stats = RunStats{dev->name(), s.size(), launches, pool.allocated(), pool.reused(), times};
+  return result;
+}
+
+}  // namespace engine
+
+// realize several tensors with one schedule (so shared work runs once); `device` as engine::device()
+inline void realize(std::vector<Tensor*> ts, const std::string& device = "") {
+  std::vector<Tensor> in;
+  for (Tensor* t : ts) in.push_back(*t);
+  Schedule s = schedule(in);
+  auto res = engine::run(s, engine::device(device));
+  for (size_t i = 0; i < ts.size(); i++)
+    if (res[i]) *ts[i] = Tensor(res[i]->buffer, {res[i]}).reshape(ts[i]->shape());
+}
+
+inline Tensor& Tensor::realize(const std::string& device) {
+  if (is_realized()) return *this;
+  graft::realize({this}, device);
+  return *this;
+}
+
+template <class T> std::vector<T> Tensor::to_vector(const std::string& device) const {
+  Tensor t = *this;
+  t.realize(device);
+  UOp b = t.realized_buffer();
+  auto st = b ? host_storage(b) : nullptr;
+  if (!st) throw Error("to_vector: the realized tensor has no host data");
+  std::vector<T> r(size_t(st->numel));
+  for (int64_t i = 0; i < st->numel; i++) {
+    double v = st->get(i);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) r[size_t(i)] = std::isfinite(v) ? T(int64_t(v)) : T(0);
+    else r[size_t(i)] = T(v);
+  }
+  return r;
+}
+
+}  // namespace graft
