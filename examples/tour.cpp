@@ -28,11 +28,14 @@ int main() {
 
   Tensor t = Tensor::rand({4, 8}, /*seed=*/1);   // builds the same tensor graph tinygrad builds
   Tensor y = (t - t.max(1, true)).exp().sum(1);
-  std::vector<float> v = y.to_vector<float>();   // evaluated by the reference evaluator until the backends land
+  Schedule s = schedule({y});                    // rangeify2 splits the graph into kernels
+  std::string src = codegen::render_c(codegen::linearize(codegen::lower(s[0].sink())));  // a kernel as C source
+  std::vector<float> v = y.to_vector<float>();   // schedule, compile, run on GRAFT_DEVICE (Vulkan, else the C JIT)
+  std::cout << s.size() << " kernel(s); the first one in C:\n" << src;
   std::cout << "sum(exp(t - max)) per row:";
   for (float f : v) std::cout << " " << f;
   std::cout << "\n";
-  bool ok = r == a + 7 && same == r && i.simplify().render() == "(a%8)" && v.size() == 4;
+  bool ok = r == a + 7 && same == r && i.simplify().render() == "(a%8)" && v.size() == 4 && s.size() >= 1 && !src.empty();
   for (float f : v) ok = ok && f >= 1.0f && f <= 8.0f;
   return ok ? 0 : 1;
 }

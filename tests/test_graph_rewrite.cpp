@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <graft/graft.hpp>
+#include <graft/testing.hpp>
 
 #include <source_location>
 #include <string>
@@ -46,8 +47,8 @@ void check_substitute(const UOp& root, SubMap map, RewriteOptions o, const UOp& 
 void check_both(const PatternMatcher& pm, const UOp& in, const UOp& expected, RewriteOptions o = {},
                 std::source_location loc = std::source_location::current()) {
   INFO("called from line " << loc.line());
-  CHECK(graph_rewrite(in, pm, o) == expected);
-  CHECK(graph_rewrite(in, pm.dynamic(), o) == expected);
+  CHECK_REWRITES(pm, in, expected, o);
+  CHECK_REWRITES(pm.dynamic(), in, expected, o);
 }
 
 std::string label(const UOp& u) { return u.op() == Ops::CONST ? u.arg().str() : std::string(op_name(u.op())); }
@@ -185,11 +186,11 @@ TEST_CASE("graph rewrite: a 3 -> 4 -> 3 ping-pong is a graft::Error, in walk mod
     PatternMatcher p = dyn ? pm.dynamic() : pm;
     CHECK_THROWS_AS(graph_rewrite(a, p), Error);
     CHECK_THROWS_AS(graph_rewrite(a, p, {.bottom_up = true}), Error);
-    CHECK(graph_rewrite(a, p, {.walk = true}) == UOp::const_int(4));
-    CHECK(graph_rewrite(a, p, {.bottom_up = true, .walk = true}) == UOp::const_int(4));
+    CHECK_REWRITES(p, a, UOp::const_int(4), {.walk = true});
+    CHECK_REWRITES(p, a, UOp::const_int(4), {.bottom_up = true, .walk = true});
     // also as the child of another node
     CHECK_THROWS_AS(graph_rewrite(UOp::variable("v", 0, 10) + a, p), Error);
-    CHECK(graph_rewrite(a + 1, p, {.walk = true}) == UOp::const_int(4) + 1);
+    CHECK_REWRITES(p, a + 1, UOp::const_int(4) + 1, {.walk = true});
   }
 }
 

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <graft/graft.hpp>
+#include <graft/testing.hpp>
 
 #include <source_location>
 #include <string>
@@ -39,8 +40,8 @@ void check_rewrite(const PatternMatcher& pm, const UOp& in, const UOp& expected,
 void check_both(const PatternMatcher& pm, const UOp& in, const UOp& expected, RewriteOptions o = {},
                 std::source_location loc = std::source_location::current()) {
   INFO("called from line " << loc.line());
-  CHECK(graph_rewrite(in, pm, o) == expected);
-  CHECK(graph_rewrite(in, pm.dynamic(), o) == expected);
+  CHECK_REWRITES(pm, in, expected, o);
+  CHECK_REWRITES(pm.dynamic(), in, expected, o);
 }
 
 UOp noop(std::initializer_list<UOp> src = {}) { return UOp::make(Ops::NOOP, dtypes::void_, src); }
@@ -435,7 +436,7 @@ TEST_CASE("pattern matcher: dyn_rule builds a rule at run time") {
   CHECK(pm.rewrite(a + 0) == a);
   CHECK(pm.rewrite(0 + a) == a);
   CHECK(!pm.rewrite(a + 1));
-  CHECK(graph_rewrite((a + 0) + 0, pm) == a);
+  CHECK_REWRITES(pm, (a + 0) + 0, a);
   // src=() at run time: an explicit empty tuple
   UPat leaf = UPat::ops(Ops::NOOP);
   leaf.src_kind = UPat::SrcKind::Tuple;

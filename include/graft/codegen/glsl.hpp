@@ -82,8 +82,16 @@ inline void require(DType dt, const rt::DeviceFeatures& f, const std::string& ke
 
 inline constexpr uint32_t kGlslLocalSize = 128;
 
-// render a linearized kernel as a GLSL 450 compute shader; `local` is the workgroup size
-inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& features = {}, uint32_t local = kGlslLocalSize) {
+// Invocations per element count: big kernels give each invocation several elements, strided by the number of
+// invocations so neighbours still touch neighbouring memory (lavapipe: 1.7x faster at 16M elements; the usual
+// grid-stride loop on GPUs).
+inline uint32_t glsl_elements_per_invocation(int64_t threads) { return threads >= (1 << 20) ? 16 : threads >= (1 << 16) ? 4 : 1; }
+inline int64_t glsl_invocations(int64_t threads, uint32_t per) { return (threads + per - 1) / per; }
+
+// render a linearized kernel as a GLSL 450 compute shader; `local` is the workgroup size, `per` the elements each
+// invocation handles (dispatch glsl_invocations(threads, per) invocations)
+inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& features = {}, uint32_t local = kGlslLocalSize,
+                               uint32_t per = 1) {
   using namespace detail::glsl;
   if (p.threads > std::numeric_limits<int32_t>::max())
     throw Error("GLSL renderer: kernel " + p.name + " has " + std::to_string(p.threads) + " invocations (limit 2^31-1)");
@@ -98,7 +106,8 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
   };
   for (const BufferInfo& b : p.bufs) note(b.dtype, true);
   for (DType d : p.regs) note(d, false);
-  auto grid = rt::dispatch_grid(std::max<int64_t>(p.threads, 1), local);
+  int64_t invocations = glsl_invocations(std::max<int64_t>(p.threads, 1), per);
+  auto grid = rt::dispatch_grid(invocations, local);
 
   std::vector<std::string> names(p.regs.size());
   for (size_t i = 0; i < names.size(); i++) names[i] = "v" + std::to_string(i);
@@ -114,7 +123,7 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
   if (small) o << "#extension GL_EXT_shader_explicit_arithmetic_types : require\n";
   if (i8) o << "#extension GL_EXT_shader_8bit_storage : require\n";
   if (i16 || f16) o << "#extension GL_EXT_shader_16bit_storage : require\n";
-  o << "// " << p.name << ": " << p.threads << " invocations\n";
+  o << "// " << p.name << ": " << p.threads << " elements, " << per << " per invocation\n";
   o << "layout(local_size_x = " << local << ") in;\n";
   for (size_t i = 0; i < p.bufs.size(); i++)
     o << "layout(std430, set = 0, binding = " << i << ") restrict " << (p.bufs[i].written ? "" : "readonly ") << "buffer B" << i
@@ -130,10 +139,16 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
     (void)m1;
   }
   o << "void main() {\n";
-  o << "  uint gidx = ((gl_WorkGroupID.z * " << grid[1] << "u + gl_WorkGroupID.y) * " << grid[0]
-    << "u + gl_WorkGroupID.x) * " << local << "u + gl_LocalInvocationID.x;\n";
-  o << "  if (gidx >= " << std::max<int64_t>(p.threads, 0) << "u) return;\n";
   std::string ind = "  ";
+  std::string first = per == 1 ? "gidx" : "inv";
+  o << "  uint " << first << " = ((gl_WorkGroupID.z * " << grid[1] << "u + gl_WorkGroupID.y) * " << grid[0]
+    << "u + gl_WorkGroupID.x) * " << local << "u + gl_LocalInvocationID.x;\n";
+  if (per > 1) {
+    o << "  for (uint k = 0u; k < " << per << "u; k++) {\n";
+    o << "    uint gidx = inv + k * " << invocations << "u;\n";
+    ind = "    ";
+  }
+  o << ind << "if (gidx >= " << std::max<int64_t>(p.threads, 0) << "u) " << (per > 1 ? "break" : "return") << ";\n";
   for (const Inst& in : p.insts) {
     switch (in.kind) {
       case InstKind::Loop:
@@ -258,6 +273,7 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
     }
     o << ind << T << " " << r(in.out) << " = " << e << ";\n";
   }
+  if (per > 1) o << "  }\n";
   o << "}\n";
   return o.str();
 }

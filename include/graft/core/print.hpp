@@ -80,19 +80,26 @@ inline std::ostream& operator<<(std::ostream& os, const UOp& u) { return os << u
 
 // Graphviz DOT of the DAG below `root` (one node per UOp, edges labelled with the source index).
 inline std::string to_dot(const UOp& root) {
+  if (!root) return "digraph G {\n}\n";
   std::ostringstream os;
   os << "digraph G {\n  node [shape=box, fontname=monospace];\n";
   std::unordered_map<const UOpNode*, size_t> id;
+  auto esc = [](const std::string& a) {  // a DOT string: quotes and backslashes escaped, line breaks as \n
+    std::string e;
+    for (char c : a) {
+      if (c == '\n') { e += "\\n"; continue; }
+      if (c == '\r') continue;
+      if (c == '"' || c == '\\') e += '\\';
+      e += c;
+    }
+    return e;
+  };
   for (const UOp& u : root.toposort()) {
     size_t i = id.size();
     id[u.node()] = i;
     std::string label = std::string(op_name(u.op())) + "\\n" + dtype_repr(u.dtype());
-    if (!u.arg().is_none()) {
-      std::string a = u.arg().str();
-      std::string esc;
-      for (char c : a) { if (c == '"' || c == '\\') esc += '\\'; esc += c; }
-      label += "\\narg=" + esc;
-    }
+    if (!u.arg().is_none()) label += "\\narg=" + esc(u.arg().str());
+    if (!u.tag().is_none()) label += "\\ntag=" + esc(tag_str(u.tag()));
     os << "  n" << i << " [label=\"" << label << "\"];\n";
     for (size_t k = 0; k < u.nsrc(); k++) os << "  n" << id[u.src(k).node()] << " -> n" << i << " [label=\"" << k << "\"];\n";
   }

@@ -58,7 +58,9 @@ inline rt::KernelSource render_for(const rt::Device& d, std::shared_ptr<const co
   k.threads = ir->threads;
   if (is_vulkan(d)) {
     k.local_size = std::min<uint32_t>(codegen::kGlslLocalSize, std::max<uint32_t>(d.features().max_local_size, 1));
-    k.source = codegen::render_glsl(*ir, d.features(), k.local_size);
+    uint32_t per = codegen::glsl_elements_per_invocation(ir->threads);
+    k.source = codegen::render_glsl(*ir, d.features(), k.local_size, per);
+    k.threads = ir->threads > 0 ? codegen::glsl_invocations(ir->threads, per) : 0;
   } else {
     k.source = codegen::render_c(*ir);
   }
@@ -84,10 +86,55 @@ inline UOp underlying_buffer(UOp u) {
   return u;
 }
 
-// intermediate buffers whose last reader has run are reused by later allocations of a size that fits
+// Device buffers outlive a run in a per-device cache (as tinygrad's LRU allocator): the next run of the same program
+// gets warm memory instead of fresh pages. Bounded by GRAFT_BUFFER_CACHE_MB (default 1024); oldest dropped first.
+class BufferCache {
+ public:
+  static BufferCache& of(const rt::Device& d) {
+    static std::mutex mu;
+    static std::map<const rt::Device*, std::unique_ptr<BufferCache>> all;
+    std::lock_guard<std::mutex> lk(mu);
+    auto& c = all[&d];
+    if (!c) c = std::make_unique<BufferCache>();
+    return *c;
+  }
+  // a cached buffer of at least nbytes (and not wastefully larger), or null
+  std::shared_ptr<rt::Buffer> take(size_t nbytes) {
+    std::lock_guard<std::mutex> lk(mu_);
+    auto it = free_.lower_bound(nbytes);
+    if (it == free_.end() || it->first > 2 * nbytes + 256) return nullptr;
+    auto b = std::move(it->second);
+    bytes_ -= it->first;
+    free_.erase(it);
+    return b;
+  }
+  void give(std::shared_ptr<rt::Buffer> b) {
+    static const size_t limit = [] {
+      const char* s = std::getenv("GRAFT_BUFFER_CACHE_MB");
+      return size_t(s ? std::atoll(s) : 1024) << 20;
+    }();
+    std::lock_guard<std::mutex> lk(mu_);
+    size_t n = b->nbytes();
+    if (n > limit) return;
+    while (bytes_ + n > limit && !free_.empty()) bytes_ -= free_.begin()->first, free_.erase(free_.begin());
+    free_.emplace(n, std::move(b));
+    bytes_ += n;
+  }
+
+ private:
+  std::mutex mu_;
+  std::multimap<size_t, std::shared_ptr<rt::Buffer>> free_;
+  size_t bytes_ = 0;
+};
+
+// Memory planning within a run: intermediates whose last reader has run are reused by later allocations of a size
+// that fits; everything goes back to the device's BufferCache at the end.
 class BufferPool {
  public:
-  explicit BufferPool(rt::Device& d) : dev_(d) {}
+  explicit BufferPool(rt::Device& d) : dev_(d), cache_(BufferCache::of(d)) {}
+  ~BufferPool() {
+    for (auto& [n, b] : free_) cache_.give(std::move(b));
+  }
   std::shared_ptr<rt::Buffer> get(size_t nbytes) {
     auto it = free_.lower_bound(nbytes);
     if (it != free_.end() && it->first <= 2 * nbytes + 256) {
@@ -97,6 +144,7 @@ class BufferPool {
       return b;
     }
     allocated_ += nbytes;
+    if (auto b = cache_.take(nbytes)) return b;
     return std::shared_ptr<rt::Buffer>(dev_.alloc(nbytes));
   }
   void put(std::shared_ptr<rt::Buffer> b) { free_.emplace(b->nbytes(), std::move(b)); }
@@ -105,6 +153,7 @@ class BufferPool {
 
  private:
   rt::Device& dev_;
+  BufferCache& cache_;
   std::multimap<size_t, std::shared_ptr<rt::Buffer>> free_;
   size_t allocated_ = 0, reused_ = 0;
 };
@@ -157,12 +206,8 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
     if (it != bufs.end()) return it->second.get();
     size_t nbytes = size_t(prod(b.shape())) * b.dtype().itemsize();
     std::shared_ptr<rt::Buffer> buf;
-    if (auto st = host_storage(b)) {
-      buf = std::shared_ptr<rt::Buffer>(dev->alloc(nbytes));
-      buf->copy_in(st->bytes.data(), std::min(nbytes, st->bytes.size()));
-    } else {
-      buf = outputs.contains(b) ? std::shared_ptr<rt::Buffer>(dev->alloc(nbytes)) : pool.get(nbytes);
-    }
+    buf = pool.get(nbytes);
+    if (auto st = host_storage(b)) buf->copy_in(st->bytes.data(), std::min(nbytes, st->bytes.size()));
     return bufs.emplace(b, std::move(buf)).first->second.get();
   };
 
@@ -190,6 +235,8 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
     if (!st->bytes.empty()) buffer_of(b)->copy_out(st->bytes.data(), st->bytes.size());
     result.push_back(std::move(st));
   }
+  for (auto& [b, buf] : bufs) pool.put(std::move(buf));  // back to the device's cache with the pool
+  bufs.clear();
   std::vector<double> times = dev->last_kernel_times();
   if (dbg >= 2)
     for (size_t i = 0; i < times.size() && i < srcs.size(); i++)

@@ -101,6 +101,18 @@ inline bool track_match_stats() {
   return on;
 }
 
+struct Rule;
+// GRAFT_VIZ hook (the recorder lives in pattern/viz.hpp): with capture on, PatternMatcher::rewrite notes the rule that
+// fired on this thread, and graph_rewrite's recorder takes it. Off, it costs one predicted branch per rewrite that fires.
+namespace viz::detail {
+inline bool env_requested() {
+  static const bool on = [] { const char* e = std::getenv("GRAFT_VIZ"); return e && std::atoi(e) > 0; }();
+  return on;
+}
+inline std::atomic<bool> capture{env_requested()};
+inline thread_local const Rule* fired = nullptr;
+}  // namespace viz::detail
+
 namespace detail {
 struct StatsEntry { std::shared_ptr<RuleStats> stats; std::string where, pattern; };
 // one table format for the exit report and PatternMatcher::stats_report: most expensive rule first
@@ -276,7 +288,10 @@ class PatternMatcher {
       } else {
         out = r.apply(u, ctx);
       }
-      if (out && out != u) return out;
+      if (out && out != u) {
+        if (viz::detail::capture.load(std::memory_order_relaxed)) [[unlikely]] viz::detail::fired = &r;
+        return out;
+      }
     }
     return UOp();
   }

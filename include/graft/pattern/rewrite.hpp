@@ -12,6 +12,7 @@
 
 #include "graft/core/uop_map.hpp"
 #include "graft/pattern/matcher.hpp"
+#include "graft/pattern/viz.hpp"
 
 namespace graft {
 
@@ -110,6 +111,7 @@ template <class PM, class BPM> class RewriteContext {
         UOp next;
         if (std::equal(tmp.begin(), tmp.end(), e.new_n.src().begin())) {
           if (!pm_ || !(next = pm_->rewrite(e.new_n, ctx_))) { finish(e.n, e.new_n); continue; }
+          if (viz_) [[unlikely]] viz_->step(e.new_n, next, false);
         } else {
           next = UOp::make(e.new_n.op(), rebuild_dtype(e.new_n, tmp), tmp, e.new_n.arg(), e.new_n.tag());
         }
@@ -150,7 +152,10 @@ template <class PM, class BPM> class RewriteContext {
         UOp new_n = std::equal(new_src.begin(), new_src.end(), n.src().begin())
                         ? n : UOp::make(n.op(), rebuild_dtype(n, new_src), new_src, n.arg(), n.tag());
         if (pm_) {
-          if (UOp r = pm_->rewrite(new_n, ctx_)) new_n = r;
+          if (UOp r = pm_->rewrite(new_n, ctx_)) {
+            if (viz_) [[unlikely]] viz_->step(new_n, r, false);
+            new_n = r;
+          }
         }
         replace_.try_emplace(n, new_n);
       }
@@ -168,9 +173,15 @@ template <class PM, class BPM> class RewriteContext {
   UOp cached_bpm(const UOp& x) {
     if (const UOp* r = bpm_cache_.find(x)) return *r;
     UOp r = bpm_->rewrite(x, ctx_);
+    if (r && viz_) [[unlikely]] viz_->step(x, r, true);
     bpm_cache_.try_emplace(x, r);
     return r;
   }
+
+ public:
+  viz::detail::Call* viz_ = nullptr;  // GRAFT_VIZ recorder of this call, if any
+
+ private:
   const PM* pm_;
   const BPM* bpm_;
   CtxRef ctx_;
@@ -179,17 +190,36 @@ template <class PM, class BPM> class RewriteContext {
   UOpMap<UOp> bpm_cache_;
 };
 
-template <class PM> UOp run_rewrite(const UOp& root, const PM& pm, CtxRef ctx, const RewriteOptions& o) {
+template <class PM> UOp run_rewrite_impl(const UOp& root, const PM& pm, CtxRef ctx, const RewriteOptions& o,
+                                         viz::detail::Call* viz) {
   if (o.bottom_up) {
     RewriteContext<PM, PM> rc(nullptr, &pm, ctx, o);
+    rc.viz_ = viz;
     return o.walk ? rc.walk(root) : rc.unified(root);
   }
   if (o.bpm) {
     RewriteContext<PM, PatternMatcher> rc(&pm, o.bpm, ctx, o);
+    rc.viz_ = viz;
     return o.walk ? rc.walk(root) : rc.unified(root);
   }
   RewriteContext<PM, PM> rc(&pm, nullptr, ctx, o);
+  rc.viz_ = viz;
   return o.walk ? rc.walk(root) : rc.unified(root);
+}
+
+// `site` is graph_rewrite's caller (recorded by GRAFT_VIZ); substitute passes none and is not recorded.
+template <class PM> UOp run_rewrite(const UOp& root, const PM& pm, CtxRef ctx, const RewriteOptions& o,
+                                    const std::source_location* site = nullptr) {
+  if (site && viz::enabled()) [[unlikely]] {
+    std::string opts = o.bottom_up ? "bottom_up" : o.bpm ? "post-order + pre-order bpm" : "post-order";
+    if (o.walk) opts += ", walk";
+    if (o.enter_calls) opts += ", enter_calls";
+    std::string rules = viz::detail::describe(&pm);
+    if (o.bpm) rules += "; pre-order bpm: " + viz::detail::describe(o.bpm);
+    return viz::detail::traced(root, std::move(rules), std::move(opts), *site,
+                               [&](viz::detail::Call* c) { return run_rewrite_impl(root, pm, ctx, o, c); });
+  }
+  return run_rewrite_impl(root, pm, ctx, o, nullptr);
 }
 
 }  // namespace detail
@@ -199,12 +229,16 @@ template <class PM> concept Rewriter = requires(const PM& pm, const UOp& u, cons
   { pm.rewrite(u, c) } -> std::convertible_to<UOp>;
 };
 
-template <Rewriter PM> UOp graph_rewrite(const UOp& root, const PM& pm, RewriteOptions o = {}) {
-  return detail::run_rewrite(root, pm, CtxRef{}, o);
+// `site` only feeds GRAFT_VIZ (pattern/viz.hpp); leave it defaulted.
+template <Rewriter PM>
+UOp graph_rewrite(const UOp& root, const PM& pm, RewriteOptions o = {},
+                  std::source_location site = std::source_location::current()) {
+  return detail::run_rewrite(root, pm, CtxRef{}, o, &site);
 }
 template <Rewriter PM, class Ctx> requires(!std::is_same_v<std::remove_cvref_t<Ctx>, RewriteOptions>)
-UOp graph_rewrite(const UOp& root, const PM& pm, Ctx& ctx, RewriteOptions o = {}) {
-  return detail::run_rewrite(root, pm, CtxRef(ctx), o);
+UOp graph_rewrite(const UOp& root, const PM& pm, Ctx& ctx, RewriteOptions o = {},
+                  std::source_location site = std::source_location::current()) {
+  return detail::run_rewrite(root, pm, CtxRef(ctx), o, &site);
 }
 
 // substitute: replace nodes by a map, pre-order with a fixed point (a replacement's own subtree is rewritten again;
