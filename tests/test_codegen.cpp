@@ -112,6 +112,25 @@ TEST_CASE("codegen: index math that may leave int32 is int64") {
   CHECK(codegen::render_c(p).find("long long v") != std::string::npos);
 }
 
+TEST_CASE("codegen: arange's counting reduce collapses to a closed form") {
+  for (Tensor t : {Tensor::arange(1000), Tensor::arange(int64_t(10), int64_t(-3), int64_t(-2)), Tensor::arange(0.0, 1.0, 0.1)}) {
+    codegen::Program p = compile_ir(t);
+    CHECK(count(p, codegen::InstKind::Loop) == 0);  // O(n), not a reduce per element
+    CHECK(p.name.rfind("E_", 0) == 0);
+  }
+}
+
+TEST_CASE("numeric: arange matches the reference exactly, also for large n") {
+  for (Tensor t : {Tensor::arange(int64_t(10), int64_t(-3), int64_t(-2)), Tensor::arange(0.0, 1.0, 0.1), Tensor::arange(0.5, 3.0, 0.5)})
+    CHECK(t.to_vector<double>() == evaluate(t.uop()));
+  int64_t n = engine::device()->name() == "INTERP" ? 5000 : int64_t(1) << 22;
+  auto v = Tensor::arange(n).to_vector<int64_t>();
+  REQUIRE(int64_t(v.size()) == n);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; i++) bad += v[size_t(i)] != i;
+  CHECK(bad == 0);
+}
+
 TEST_CASE("engine: GRAFT_DEVICE names a device, unknown names are errors") {
   CHECK(engine::device("CPU")->name() == "CPU");
   CHECK(engine::device("interp")->name() == "INTERP");

@@ -68,14 +68,7 @@ inline std::string math_fn(const char* f, DType dt, const std::string& a) {
 inline std::string render_c(const Program& p) {
   using namespace detail::c;
   std::ostringstream o;
-  // constants are written inline where they are used
-  std::vector<std::string> names(p.regs.size());
-  for (size_t i = 0; i < names.size(); i++) names[i] = "v" + std::to_string(i);
-  for (const Inst& in : p.insts)
-    if (in.kind == InstKind::Value && in.op == Ops::CONST) {
-      std::string l = literal(in.value, in.dtype);
-      names[size_t(in.out)] = l[0] == '-' ? "(" + l + ")" : l;
-    }
+  std::vector<std::string> names = register_names(p, literal);
   auto r = [&](int32_t i) { return names[size_t(i)]; };
   o << "#include <math.h>\n#include <string.h>\n";
   o << "static inline long long graft_floordiv(long long a, long long b) { if (b == 0) return 0; if (b == -1) return "

@@ -109,13 +109,7 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
   int64_t invocations = glsl_invocations(std::max<int64_t>(p.threads, 1), per);
   auto grid = rt::dispatch_grid(invocations, local);
 
-  std::vector<std::string> names(p.regs.size());
-  for (size_t i = 0; i < names.size(); i++) names[i] = "v" + std::to_string(i);
-  for (const Inst& in : p.insts)
-    if (in.kind == InstKind::Value && in.op == Ops::CONST) {
-      std::string l = literal(in.value, in.dtype);
-      names[size_t(in.out)] = l[0] == '-' ? "(" + l + ")" : l;
-    }
+  std::vector<std::string> names = register_names(p, literal);
   auto r = [&](int32_t i) { return names[size_t(i)]; };
 
   std::ostringstream o;

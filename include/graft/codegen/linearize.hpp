@@ -263,6 +263,19 @@ class Linearizer {
 
 inline Program linearize(const LoweredKernel& k) { return detail::Linearizer(k).take(); }
 
+// Register names for a renderer: v<N>, except constants, which are written inline where they are used (negative
+// ones parenthesised so `-` + `-1` never reads as `--1`). `literal(value, dtype)` is the renderer's literal syntax.
+template <class Literal> std::vector<std::string> register_names(const Program& p, Literal&& literal) {
+  std::vector<std::string> names(p.regs.size());
+  for (size_t i = 0; i < names.size(); i++) names[i] = "v" + std::to_string(i);
+  for (const Inst& in : p.insts)
+    if (in.kind == InstKind::Value && in.op == Ops::CONST) {
+      std::string l = literal(in.value, in.dtype);
+      names[size_t(in.out)] = l[0] == '-' ? "(" + l + ")" : l;
+    }
+  return names;
+}
+
 // the identity of a reduce op as a value of dtype dt
 inline double reduce_identity(Ops op, DType dt) {
   switch (op) {

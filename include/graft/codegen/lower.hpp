@@ -79,6 +79,34 @@ inline UOp reshaped_reads_to_index(const UOp& sink) {
   }
   return sub.empty() ? sink : sink.substitute(sub);
 }
+inline bool depends_on(const UOp& u, const UOp& r) {
+  for (const UOp& x : u.toposort())
+    if (x == r) return true;
+  return false;
+}
+
+// A sum over r in [0, n) of WHERE(r + x < c, a, b) with a, b, c, x independent of r is a count: that many a's and
+// the rest b's. This is what arange (tinygrad's _cumalu construction: a REDUCE over a padded ones tensor) lowers
+// to, so arange runs in O(n) instead of O(n^2).
+inline UOp collapse_counting_reduces(const UOp& sink) {
+  std::unordered_map<UOp, UOp> sub;
+  for (const UOp& u : sink.toposort()) {
+    if (u.op() != Ops::REDUCE || u.nsrc() != 2 || u.arg().tuple().at(0).get<Ops>() != Ops::ADD) continue;
+    const UOp &r = u.src(1), &w = u.src(0);
+    if (r.op() != Ops::RANGE || !r.src(0).is_const() || w.op() != Ops::WHERE || w.src(0).op() != Ops::CMPLT) continue;
+    const UOp &lhs = w.src(0).src(0), &c = w.src(0).src(1), &a = w.src(1), &b = w.src(2);
+    UOp x;
+    if (lhs == r) x = UOp::const_int(0);
+    else if (lhs.op() == Ops::ADD && lhs.src(1) == r) x = lhs.src(0);
+    else if (lhs.op() == Ops::ADD && lhs.src(0) == r) x = lhs.src(1);
+    else continue;
+    if (depends_on(x, r) || depends_on(c, r) || depends_on(a, r) || depends_on(b, r)) continue;
+    UOp n = r.src(0);
+    UOp hits = maximum(UOp::const_int(0), -maximum(-(c - x), -n));  // clamp(c - x, 0, n)
+    sub.emplace(u, a * hits.cast(u.dtype()) + b * (n - hits).cast(u.dtype()));
+  }
+  return sub.empty() ? sink : sink.substitute(sub);
+}
 }  // namespace detail
 
 template <class = void> LoweredKernel lower(const UOp& kernel_sink_in) {
@@ -124,8 +152,13 @@ template <class = void> LoweredKernel lower(const UOp& kernel_sink_in) {
     }
     sink = UOp::sink({end.src(0).substitute(sub)});
   }
-  k.name = detail::kernel_name(has_reduce, sizes);
   sink = graph_rewrite(sink, sym());
+  if (UOp c = detail::collapse_counting_reduces(sink); c != sink) {
+    sink = graph_rewrite(c, sym());
+    has_reduce = false;
+    for (const UOp& u : sink.toposort()) has_reduce |= u.op() == Ops::REDUCE;
+  }
+  k.name = detail::kernel_name(has_reduce, sizes);
 
   // int32 index math unless some value may not fit
   bool wide = false;
