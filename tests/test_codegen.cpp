@@ -214,6 +214,13 @@ TEST_CASE("numeric: bool, int8, int64 and float64 tensors") {
   CHECK(d.sum().to_vector<double>()[0] == doctest::Approx(1e-300 + 1.0 / 3.0 - 2.0).epsilon(1e-15));
 }
 
+TEST_CASE("numeric: empty tensors and reductions over empty axes") {
+  CHECK((Tensor::empty({0, 4}) + 1.0f).to_vector<float>().empty());
+  CHECK(Tensor::empty({3, 0}).sum(1).to_vector<float>() == std::vector<float>{0, 0, 0});
+  CHECK(Tensor::empty({3, 0}).max(1).to_vector<float>() == std::vector<float>(3, -INFINITY));
+  CHECK(Tensor::empty({3, 0}, dtypes::int32).max(1).to_vector<int64_t>() == std::vector<int64_t>(3, INT32_MIN));
+}
+
 TEST_CASE("numeric: NaN and infinity survive max, sum and casts") {
   Tensor x = Tensor::from(std::vector<float>{1.0f, NAN, -INFINITY, INFINITY}, {2, 2});
   auto mx = x.max(1).to_vector<double>();

@@ -146,7 +146,8 @@ template <class = void> LoweredKernel lower(const UOp& kernel_sink_in) {
     UOp gid = UOp::special(k.threads, "gid");
     int64_t stride = 1;
     for (size_t i = rngs.size(); i-- > 0;) {
-      UOp e = sizes[i] == 1 ? UOp::const_int(0) : floordiv(gid, UOp::const_int(stride)) % UOp::const_int(sizes[i]);
+      // size 1 (or an empty kernel, which never runs): the range is 0
+      UOp e = sizes[i] == 1 || k.threads == 0 ? UOp::const_int(0) : floordiv(gid, UOp::const_int(stride)) % UOp::const_int(sizes[i]);
       sub.try_emplace(rngs[i], e);
       stride *= sizes[i];
     }

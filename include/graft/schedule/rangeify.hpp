@@ -453,6 +453,13 @@ inline UOp reduce_simplify(const UOp& tsink, bool flatten_unit_ranges) {
     if (flatten_unit_ranges && x.op() == Ops::RANGE && x.src(0).is_const() && x.src(0).arg().as_int() == 1) return UOp::const_int(0);
     if (x.op() != Ops::REDUCE && x.op() != Ops::END) return x;
     if (x.op() == Ops::REDUCE && x.nsrc() == 1) return x;  // not rangeified
+    if (x.op() == Ops::REDUCE)  // over an empty range: the identity, whatever the body reads
+      for (const UOp& r : x.src().subspan(1))
+        if (r.op() == Ops::RANGE && r.src(0).is_const() && r.src(0).arg().as_int() == 0) {
+          Ops op = x.arg().tuple()[0].get<Ops>();
+          double id = op == Ops::ADD ? 0.0 : op == Ops::MUL ? 1.0 : dtypes::is_float(x.dtype()) ? -INFINITY : dtypes::min_value(x.dtype());
+          return UOp::const_(x.dtype(), id);
+        }
     std::vector<UOp> keep{x.src(0)}, dropped;
     const std::vector<UOp>& used = rc.get(x.src(0));
     Ops rop = x.op() == Ops::REDUCE ? x.arg().tuple()[0].get<Ops>() : Ops::NOOP;

@@ -41,10 +41,22 @@ template <class = void> UOp get_kernel_graph(const UOp& prepared) {
 }  // namespace sched
 
 template <class = void> Schedule schedule(const std::vector<Tensor>& tensors) {
+  // a tensor with no elements needs no kernel: it gets a fresh empty buffer (tinygrad: size-0 realizes to nothing)
   std::vector<UOp> outs;
-  for (const Tensor& t : tensors) outs.push_back(t.uop());
+  std::vector<size_t> scheduled;
+  for (size_t i = 0; i < tensors.size(); i++)
+    if (tensors[i].numel() > 0) outs.push_back(tensors[i].uop()), scheduled.push_back(i);
   Schedule s;
-  UOp prepared = sched::prepare(outs, &s.outputs);
+  s.outputs.assign(tensors.size(), UOp());
+  for (size_t i = 0; i < tensors.size(); i++)
+    if (tensors[i].numel() == 0) s.outputs[i] = new_buffer_uop(0, dtypes::strong(tensors[i].dtype()));
+  if (outs.empty()) {
+    s.graph = UOp::sink({});
+    return s;
+  }
+  std::vector<UOp> prepared_outputs;
+  UOp prepared = sched::prepare(outs, &prepared_outputs);
+  for (size_t j = 0; j < scheduled.size(); j++) s.outputs[scheduled[j]] = prepared_outputs.at(j);
   s.graph = sched::get_kernel_graph(prepared);
   for (const UOp& u : s.graph.toposort())
     if (u.op() == Ops::CALL) s.kernels.push_back(Kernel{u});
