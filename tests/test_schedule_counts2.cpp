@@ -483,8 +483,7 @@ TEST_CASE("schedule count: test_arange_fuse_grouped_children") {
   testing::check_schedule({r + 2, r + 3}, 2);
 }
 
-// graft gives 2 kernels (two identical outputs a+b get one kernel each), tinygrad expects 1
-TEST_CASE("schedule count: test_dedup_outputs" * doctest::skip()) {
+TEST_CASE("schedule count: test_dedup_outputs") {
   Tensor a = Tensor::full({4, 4}, 1.0).contiguous().realize();
   Tensor b = Tensor::full({4, 4}, 1.0).contiguous().realize();
   testing::check_schedule({a + b, a + b}, 1);

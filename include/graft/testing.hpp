@@ -24,8 +24,13 @@
 namespace graft::testing {
 
 namespace detail {
-inline void fail_at(const std::source_location& loc, const std::string& msg) {
-  DOCTEST_ADD_FAIL_CHECK_AT(loc.file_name(), int(loc.line()), msg);
+// one doctest CHECK at the caller's line: counted when it passes, reported with `msg` when it fails
+inline bool check_at(const std::source_location& loc, const char* what, const std::string& msg) {
+  doctest::detail::ResultBuilder rb(doctest::assertType::DT_CHECK, loc.file_name(), int(loc.line()), what);
+  rb.setResult(doctest::detail::Result(msg.empty(), doctest::String(msg.c_str())));
+  if (rb.log()) DOCTEST_BREAK_INTO_DEBUGGER();
+  rb.react();
+  return msg.empty();
 }
 }  // namespace detail
 
@@ -46,9 +51,9 @@ inline std::string describe_schedule(const Schedule& s) {
 inline Schedule check_schedule(const std::vector<Tensor>& tensors, size_t kernels,
                                std::source_location loc = std::source_location::current()) {
   Schedule s = schedule(tensors);
-  if (s.size() != kernels)
-    detail::fail_at(loc, "check_schedule: got " + std::to_string(s.size()) + " kernels, expected " +
-                             std::to_string(kernels) + "\n" + describe_schedule(s));
+  detail::check_at(loc, "check_schedule(tensors, kernels)",
+                   s.size() == kernels ? "" : "got " + std::to_string(s.size()) + " kernels, expected " +
+                                                  std::to_string(kernels) + "\n" + describe_schedule(s));
   return s;
 }
 
@@ -88,9 +93,7 @@ std::string close_mismatch(const G& got, const W& want, double rtol = 1e-4, doub
 template <class G, class W>
 bool check_close(const G& got, const W& want, double rtol = 1e-4, double atol = 1e-5,
                  std::source_location loc = std::source_location::current()) {
-  std::string m = close_mismatch(got, want, rtol, atol);
-  if (!m.empty()) detail::fail_at(loc, m);
-  return m.empty();
+  return detail::check_at(loc, "check_close(got, want)", close_mismatch(got, want, rtol, atol));
 }
 template <class T>
 bool check_close(const std::vector<T>& got, std::initializer_list<double> want, double rtol = 1e-4, double atol = 1e-5,

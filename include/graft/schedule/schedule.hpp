@@ -42,10 +42,16 @@ template <class = void> UOp get_kernel_graph(const UOp& prepared) {
 
 template <class = void> Schedule schedule(const std::vector<Tensor>& tensors) {
   // a tensor with no elements needs no kernel: it gets a fresh empty buffer (tinygrad: size-0 realizes to nothing)
+  // the same graph asked for twice is computed once (outputs share the buffer)
   std::vector<UOp> outs;
-  std::vector<size_t> scheduled;
-  for (size_t i = 0; i < tensors.size(); i++)
-    if (tensors[i].numel() > 0) outs.push_back(tensors[i].uop()), scheduled.push_back(i);
+  std::vector<size_t> out_of(tensors.size(), SIZE_MAX);
+  std::unordered_map<UOp, size_t> seen;
+  for (size_t i = 0; i < tensors.size(); i++) {
+    if (tensors[i].numel() == 0) continue;
+    auto [it, fresh] = seen.try_emplace(tensors[i].uop(), outs.size());
+    if (fresh) outs.push_back(tensors[i].uop());
+    out_of[i] = it->second;
+  }
   Schedule s;
   s.outputs.assign(tensors.size(), UOp());
   for (size_t i = 0; i < tensors.size(); i++)
@@ -56,7 +62,8 @@ template <class = void> Schedule schedule(const std::vector<Tensor>& tensors) {
   }
   std::vector<UOp> prepared_outputs;
   UOp prepared = sched::prepare(outs, &prepared_outputs);
-  for (size_t j = 0; j < scheduled.size(); j++) s.outputs[scheduled[j]] = prepared_outputs.at(j);
+  for (size_t i = 0; i < tensors.size(); i++)
+    if (out_of[i] != SIZE_MAX) s.outputs[i] = prepared_outputs.at(out_of[i]);
   s.graph = sched::get_kernel_graph(prepared);
   for (const UOp& u : s.graph.toposort())
     if (u.op() == Ops::CALL) s.kernels.push_back(Kernel{u});
