@@ -302,3 +302,13 @@ TEST_CASE("schedule count: test_reorder_expand_alt") {
 TEST_CASE("schedule count: test_zero_size") {
   testing::check_schedule({Tensor::empty({2, 3, 0}) + 1.0f}, 0);
 }
+
+TEST_CASE("schedule count: check_schedule returns the schedule, describe_schedule lists the kernels") {
+  Tensor a = Tensor::empty({10, 10}), b = Tensor::empty({10});
+  Schedule s = testing::check_schedule({a.sum(0) + b}, 1);
+  REQUIRE(s.size() == 1);
+  std::string d = testing::describe_schedule(s);
+  CHECK(d.find("kernel 0: ") != std::string::npos);
+  CHECK(d.find("REDUCE") != std::string::npos);
+  CHECK(d.find("STORE") != std::string::npos);
+}

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include <graft/graft.hpp>
+#include <graft/testing.hpp>
 
 using namespace graft;
 
@@ -543,4 +544,10 @@ TEST_CASE("tensor: half dtypes build graphs without host storage") {
   CHECK(h.sum(1).uop().op() == Ops::CAST);
   CHECK((h + 1).dtype() == dtypes::float16);
   CHECK_THROWS_AS(h.to_vector<float>(), Error);
+}
+
+TEST_CASE("tensor: testing::check_close on realized values") {
+  CHECK(testing::check_close(Tensor::arange(4) * 2, {0, 2, 4, 6}));
+  CHECK(testing::check_close(Tensor(std::vector<float>{1, 4, 9}, {3}).sqrt(), {1, 2, 3}, 1e-6, 1e-6));
+  CHECK(testing::close_mismatch((Tensor::arange(3) + 1).to_vector<double>(), std::vector<double>{1, 2, 4}) != "");
 }

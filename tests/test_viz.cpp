@@ -117,6 +117,26 @@ TEST_CASE("viz: bottom_up and nested calls, caps, and no recording of substitute
   CHECK(has(page, "(pre-order)"));
 }
 
+TEST_CASE("viz: over GRAFT_VIZ_MAX_CALLS, calls (nested ones too) run unrecorded") {
+  Capture cap;
+  const char* old = std::getenv("GRAFT_VIZ_MAX_CALLS");
+  std::string saved = old ? old : "";
+  setenv("GRAFT_VIZ_MAX_CALLS", "1", 1);
+  PatternMatcher inner{rule(x * 1, [](const auto& m) { return m[x]; })};
+  PatternMatcher outer{rule(pat::op<Ops::SINK>().named<"x">(), [&](const auto& m) {
+    UOp s = graph_rewrite(m[x].src(0), inner);  // nested, over the cap: must not deadlock
+    return s != m[x].src(0) ? UOp::sink({s}) : UOp();
+  })};
+  UOp a = UOp::variable("a", 0, 10);
+  UOp out = graph_rewrite(UOp::sink({a * 1}), outer);
+  out = graph_rewrite(UOp::sink({a * 1}), outer);
+  if (old) setenv("GRAFT_VIZ_MAX_CALLS", saved.c_str(), 1);
+  else unsetenv("GRAFT_VIZ_MAX_CALLS");
+  CHECK(out == UOp::sink({a}));
+  CHECK(viz::num_calls() == 1);
+  CHECK(has(viz::html(), "not recorded (GRAFT_VIZ_MAX_CALLS)"));
+}
+
 TEST_CASE("viz: the graph after a step substitutes the rewritten node in the whole graph") {
   UOp a = UOp::variable("a", 0, 10);
   UOp g = UOp::sink({a + 1, (a + 1) * 2});

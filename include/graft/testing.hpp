@@ -40,9 +40,18 @@ inline std::string describe_schedule(const Schedule& s) {
   for (size_t i = 0; i < s.size(); i++) {
     std::map<size_t, size_t> hist;  // by op, in enum order
     for (const UOp& u : s[i].sink().toposort()) hist[size_t(u.op())]++;
-    out += "  kernel " + std::to_string(i) + ": " + std::to_string(s[i].call.nsrc() - 1) + " buffers;";
-    for (auto [op, n] : hist) out += " " + std::string(op_name(Ops(op))) + (n > 1 ? "x" + std::to_string(n) : "");
-    out += "\n";
+    // appended piecewise, not "lit" + std::string&&: GCC 12 -O3 -Wrestrict false positive (see core/print.hpp)
+    out += "  kernel ";
+    out += std::to_string(i);
+    out += ": ";
+    out += std::to_string(s[i].call.nsrc() - 1);
+    out += " buffers;";
+    for (auto [op, n] : hist) {
+      out += ' ';
+      out += op_name(Ops(op));
+      if (n > 1) out += 'x', out += std::to_string(n);
+    }
+    out += '\n';
   }
   return out;
 }

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <source_location>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "graft/core/print.hpp"
@@ -106,18 +107,17 @@ template <class Run>
 UOp traced(const UOp& root, std::string matcher, std::string options, const std::source_location& site, Run&& run) {
   Registry& reg = Registry::get();
   Call c;
+  bool over_cap = false;
   {
-    std::lock_guard<std::mutex> lk(reg.mu);
-    if (reg.next_seq >= env_size("GRAFT_VIZ_MAX_CALLS", 1000)) {
-      reg.dropped_calls++;
-      return run(static_cast<Call*>(nullptr));
-    }
-    c.seq = reg.next_seq++;
+    std::lock_guard<std::mutex> lk(reg.mu);  // not held while rewriting: rules may start nested graph_rewrites
+    if (reg.next_seq >= env_size("GRAFT_VIZ_MAX_CALLS", 1000)) over_cap = true, reg.dropped_calls++;
+    else c.seq = reg.next_seq++;
     if (!reg.exit_hook && env_requested()) {
       reg.exit_hook = true;
       std::atexit(write_at_exit);
     }
   }
+  if (over_cap) return run(static_cast<Call*>(nullptr));
   c.depth = depth;
   c.site = site;
   c.matcher = std::move(matcher);
@@ -169,10 +169,24 @@ inline std::string short_label(const UOp& u) {
   return l;
 }
 
+// the number of nodes below `root`, counting stops above `limit` (so huge graphs cost O(limit))
+inline size_t count_nodes(const UOp& root, size_t limit) {
+  if (!root) return 0;
+  std::unordered_set<const UOpNode*> seen;
+  std::vector<const UOpNode*> st{root.node()};
+  while (!st.empty() && seen.size() <= limit) {
+    const UOpNode* n = st.back();
+    st.pop_back();
+    if (!seen.insert(n).second) continue;
+    for (uint32_t i = 0; i < n->nsrc; i++) st.push_back(n->srcs()[i].node());
+  }
+  return seen.size();
+}
+
 // Inline SVG of a small DAG: leaves on top, each node one layer below its deepest source; `hl` is highlighted.
 inline std::string svg(const UOp& root, const UOp& hl, size_t max_nodes) {
+  if (!root || count_nodes(root, max_nodes) > max_nodes) return "";
   std::vector<UOp> topo = root.toposort();
-  if (topo.size() > max_nodes) return "";
   std::unordered_map<const UOpNode*, size_t> idx;
   std::vector<int> layer(topo.size(), 0);
   int nlayers = 0;
@@ -216,8 +230,10 @@ inline std::string svg(const UOp& root, const UOp& hl, size_t max_nodes) {
   return o + "</svg>";
 }
 
-// tinygrad repr, cut at `max_chars`
+// tinygrad repr, cut at `max_chars`; graphs over 1000 nodes are not printed (a deep chain's repr is quadratic)
 inline std::string repr(const UOp& u, size_t max_chars) {
+  if (count_nodes(u, 1000) > 1000)
+    return "(graph of more than 1000 nodes, root Ops." + std::string(op_name(u.op())) + ": repr omitted)";
   std::string s = u ? pretty_print(u) : std::string("UOp()");
   if (s.size() > max_chars) s = s.substr(0, max_chars) + "\n... (" + std::to_string(s.size() - max_chars) + " more chars)";
   return s;
@@ -263,7 +279,7 @@ inline std::string render_call(const Call& c, size_t& budget) {
   if (!c.error.empty()) o += "<p class=\"err\">threw: " + esc(c.error) + "</p>";
   o += graph_block(c.input, UOp(), "input graph", true, budget);
   UOp cur = c.input;
-  bool track = c.input && c.input.toposort().size() <= 400;  // the whole graph after each step, for small graphs
+  bool track = c.input && count_nodes(c.input, 400) <= 400;  // the whole graph after each step, for small graphs
   for (size_t i = 0; i < c.steps.size(); i++) {
     const Step& s = c.steps[i];
     std::string rule = s.has_rule ? where_str(s.where) : std::string("(rewriter without rule locations)");
@@ -280,6 +296,7 @@ inline std::string render_call(const Call& c, size_t& budget) {
     if (track && i < 300) {
       try {
         cur = replace_node(cur, s.before, s.after);
+        if (count_nodes(cur, 2000) > 2000) track = false;  // the next steps' whole graphs would cost too much
         o += graph_block(cur, s.after, "graph after step " + std::to_string(i + 1), false, budget);
       } catch (const std::exception&) {
         track = false;
