@@ -271,7 +271,8 @@ template <class Literal> std::vector<std::string> register_names(const Program& 
   for (const Inst& in : p.insts)
     if (in.kind == InstKind::Value && in.op == Ops::CONST) {
       std::string l = literal(in.value, in.dtype);
-      names[size_t(in.out)] = l[0] == '-' ? "(" + l + ")" : l;
+      if (l[0] == '-') l.insert(l.begin(), '('), l.push_back(')');  // not "(" + l + ")": GCC 12 -Wrestrict false positive
+      names[size_t(in.out)] = std::move(l);
     }
   return names;
 }
