@@ -86,6 +86,17 @@ inline UOp underlying_buffer(UOp u) {
   return u;
 }
 
+using FreeBuffers = std::multimap<size_t, std::shared_ptr<rt::Buffer>>;
+
+// the smallest free buffer of at least nbytes, unless it would waste more than half (+256 bytes); removed from `free`
+inline std::shared_ptr<rt::Buffer> take_fitting(FreeBuffers& free, size_t nbytes) {
+  auto it = free.lower_bound(nbytes);
+  if (it == free.end() || it->first > 2 * nbytes + 256) return nullptr;
+  auto b = std::move(it->second);
+  free.erase(it);
+  return b;
+}
+
 // Device buffers outlive a run in a per-device cache (as tinygrad's LRU allocator): the next run of the same program
 // gets warm memory instead of fresh pages. Bounded by GRAFT_BUFFER_CACHE_MB (default 1024); oldest dropped first.
 class BufferCache {
@@ -101,11 +112,8 @@ class BufferCache {
   // a cached buffer of at least nbytes (and not wastefully larger), or null
   std::shared_ptr<rt::Buffer> take(size_t nbytes) {
     std::lock_guard<std::mutex> lk(mu_);
-    auto it = free_.lower_bound(nbytes);
-    if (it == free_.end() || it->first > 2 * nbytes + 256) return nullptr;
-    auto b = std::move(it->second);
-    bytes_ -= it->first;
-    free_.erase(it);
+    auto b = take_fitting(free_, nbytes);
+    if (b) bytes_ -= b->nbytes();
     return b;
   }
   void give(std::shared_ptr<rt::Buffer> b) {
@@ -123,7 +131,7 @@ class BufferCache {
 
  private:
   std::mutex mu_;
-  std::multimap<size_t, std::shared_ptr<rt::Buffer>> free_;
+  FreeBuffers free_;
   size_t bytes_ = 0;
 };
 
@@ -136,10 +144,7 @@ class BufferPool {
     for (auto& [n, b] : free_) cache_.give(std::move(b));
   }
   std::shared_ptr<rt::Buffer> get(size_t nbytes) {
-    auto it = free_.lower_bound(nbytes);
-    if (it != free_.end() && it->first <= 2 * nbytes + 256) {
-      auto b = std::move(it->second);
-      free_.erase(it);
+    if (auto b = take_fitting(free_, nbytes)) {
       reused_ += nbytes;
       return b;
     }
@@ -154,7 +159,7 @@ class BufferPool {
  private:
   rt::Device& dev_;
   BufferCache& cache_;
-  std::multimap<size_t, std::shared_ptr<rt::Buffer>> free_;
+  FreeBuffers free_;
   size_t allocated_ = 0, reused_ = 0;
 };
 
