@@ -105,6 +105,134 @@ TEST_CASE("codegen: GLSL needs device features for wide and narrow dtypes") {
   CHECK_THROWS_WITH_AS(codegen::render_glsl(pe), doctest::Contains("float64"), Error);
 }
 
+namespace {
+bool has(const std::string& s, const std::string& what) { return s.find(what) != std::string::npos; }
+std::string glsl(const codegen::Program& p) { return codegen::render_glsl(p, {}, codegen::glsl_launch(p)); }
+}  // namespace
+
+TEST_CASE("codegen: GLSL vec4 over threads for contiguous elementwise kernels, scalar otherwise") {
+  Tensor a = Tensor::empty({16, 64}), b = Tensor::empty({16, 64});
+  codegen::Program p = compile_ir(a + b);
+  codegen::GlslLaunch l = codegen::glsl_launch(p);
+  CHECK(l.vec == 4);
+  CHECK(l.invocations == 16 * 64 / 4);
+  CHECK(l.local == codegen::kGlslVec4LocalSize);
+  std::string g = glsl(p);
+  CHECK(has(g, "restrict buffer B0 { vec4 data0[]; }"));
+  CHECK(has(g, "readonly buffer B1 { vec4 data1[]; }"));
+  CHECK(has(g, "if (inv >= 256u) return;"));
+  CHECK(has(g, "int(inv * 4u + 3u)"));  // lane 3's gidx
+  CHECK(has(g, " = vec4(v"));             // one vec4 store of the 4 lanes' values
+  // the scalar entry point keeps the scalar layout (callers that dispatch glsl_invocations(threads, per))
+  CHECK(has(codegen::render_glsl(p), "float data0[]"));
+  // 15 elements: no vec4
+  codegen::Program odd = compile_ir(Tensor::empty({3, 5}) + Tensor::empty({3, 5}));
+  CHECK(codegen::glsl_launch(odd).vec == 1);
+  CHECK(has(glsl(odd), "float data0[]"));
+  CHECK_THROWS_WITH_AS(codegen::render_glsl(odd, {}, codegen::GlslLaunch{.vec = 4}), doctest::Contains("cannot take 4"), Error);
+  // a read at an offset divisible by 4 is a vec4 read at offset / 4; any other offset stays scalar
+  Tensor c = Tensor::empty({70});
+  std::string g4 = glsl(compile_ir(c.shrink({{4, 68}}) + 1.0f));
+  CHECK(has(g4, "vec4 data1[]"));
+  CHECK(has(g4, "_0 / 4];"));  // lane 0's index (gidx + 4) / 4
+  std::string g1 = glsl(compile_ir(c.shrink({{1, 65}}) + 1.0f));
+  CHECK(has(g1, "vec4 data0[]"));
+  CHECK(has(g1, "float data1[]"));
+  // transposed read: scalar read, vec4 write; int32: ivec4
+  std::string gt = glsl(compile_ir(Tensor::empty({8, 8}).transpose(0, 1) + Tensor::empty({8, 8})));
+  CHECK(has(gt, "vec4 data0[]"));
+  CHECK((has(gt, "float data1[]") || has(gt, "float data2[]")));
+  CHECK(has(glsl(compile_ir(Tensor::empty({8}, dtypes::int32) + 1)), "ivec4 data0[]"));
+  // bool and float16 buffers stay scalar
+  CHECK(has(glsl(compile_ir(Tensor::empty({8}) > 0.0f)), "uint8_t data0[]"));
+}
+
+TEST_CASE("codegen: GLSL reduce loops step by 4 with vec4 reads of contiguous rows") {
+  std::string g = glsl(compile_ir(Tensor::empty({16, 32}).sum(1)));
+  CHECK(has(g, "vec4 data1[]"));
+  CHECK(has(g, "_4 += 4) {"));
+  CHECK(has(g, "float data0[]"));  // 16 outputs with a loop: scalar threads
+  // trip count not divisible by 4, or a row start not provably a multiple of 4: plain loop
+  std::string g30 = glsl(compile_ir(Tensor::empty({16, 30}).sum(1)));
+  CHECK_FALSE(has(g30, "+= 4"));
+  CHECK(has(g30, "float data1[]"));
+  std::string g9 = glsl(compile_ir(Tensor::empty({5, 9}).shrink({{0, 5}, {0, 8}}).sum(1)));
+  CHECK_FALSE(has(g9, "+= 4"));
+  // matmul: the row of A is read as vec4, the column of B stays scalar
+  std::string gm = glsl(compile_ir(Tensor::empty({8, 12}).matmul(Tensor::empty({12, 8}))));
+  CHECK(has(gm, "_4 += 4) {"));
+  CHECK(has(gm, "vec4 data1[]"));
+  CHECK(has(gm, "float data2[]"));
+  // 1024 outputs: 4 lanes; B's columns 4i..4i+3 are one vec4 read, A's row is read once for the 4 lanes
+  codegen::Program mm = compile_ir(Tensor::empty({32, 64}).matmul(Tensor::empty({64, 32})));
+  CHECK(codegen::glsl_launch(mm).vec == 4);
+  std::string gmm = glsl(mm);
+  CHECK(has(gmm, "vec4 data1[]"));
+  CHECK(has(gmm, "vec4 data2[]"));
+  CHECK(has(gmm, "vec4 data0[]"));
+  CHECK(has(gmm, "v1_3 += "));  // one accumulator per lane
+  // many outputs with a loop: vec4 over threads and over the loop
+  codegen::Program big = compile_ir(Tensor::empty({1 << 16, 8}).sum(1));
+  CHECK(codegen::glsl_launch(big).vec == 4);
+  std::string gb = glsl(big);
+  CHECK(has(gb, "vec4 data0[]"));
+  CHECK(has(gb, "vec4 data1[]"));
+  CHECK(has(gb, "_4 += 4) {"));
+}
+
+TEST_CASE("codegen: vec4 GLSL paths match the reference (sizes divisible by 4 and not, offsets)") {
+  std::mt19937_64 g(77);
+  std::vector<std::string> devices{"CPU"};
+  if (vulkan()) devices.push_back("VULKAN");
+  auto T = [&](Shape s, float lo = -1.0f, float hi = 1.0f) { return Tensor(rnd(size_t(prod(s)), g(), lo, hi), s); };
+  Tensor v70 = T({70}), m1 = T({16, 32}), m2 = T({16, 30}), m3 = T({5, 9}), big = T({1 << 16, 8});
+  std::vector<int32_t> iv(1028);
+  for (size_t i = 0; i < iv.size(); i++) iv[i] = int32_t(i * 7919 % 1000) - 500;
+  Tensor ints = Tensor::from(iv, {1028});
+  std::vector<std::pair<std::string, Tensor>> progs{
+      {"a+b 16x64", T({16, 64}) + T({16, 64})},
+      {"a+b 3x5", T({3, 5}) + T({3, 5})},
+      {"a*b 1x4", T({1, 4}) * T({1, 4})},
+      {"a+b 1030", T({1030}) + T({1030})},
+      {"where 1028", (T({1028}) > 0.0f).where(T({1028}), T({1028}) * 2.0f)},
+      {"shrink +4", v70.shrink({{4, 68}}) + 1.0f},
+      {"shrink +1", v70.shrink({{1, 65}}) * 2.0f},
+      {"shrink +3", v70.shrink({{3, 67}}) - v70.shrink({{0, 64}})},
+      {"shrink +8 and +4", v70.shrink({{8, 68}}) + v70.shrink({{4, 64}})},
+      {"transpose", T({8, 12}).transpose(0, 1) + T({12, 8})},
+      {"int32", ints * 3 + ints},
+      {"compare", (T({4, 8}) < T({4, 8})).cast(dtypes::float32)},
+      {"sum 16x32", m1.sum(1)},
+      {"sum 16x30", m2.sum(1)},
+      {"sum 5x9 shrunk", m3.shrink({{0, 5}, {0, 8}}).sum(1)},
+      {"max 16x32", m1.max(1)},
+      {"sum axis 0", m1.sum(0)},
+      {"softmax 8x12", T({8, 12}).softmax(1)},
+      {"matmul 8x12x8", T({8, 12}).matmul(T({12, 8}))},
+      {"matmul 5x7x3", T({5, 7}).matmul(T({7, 3}))},
+      {"matmul 32x20x36", T({32, 20}).matmul(T({20, 36}))},
+      {"matmul 40x16x32 transposed", T({16, 40}).transpose(0, 1).matmul(T({16, 32}))},
+      {"sum axis 0 64x48", T({64, 48}).sum(0)},
+      {"sum 1024x12", T({1024, 12}).sum(1)},
+      {"sum 1024x10 max", T({1024, 10}).max(1)},
+      {"softmax 256x12", T({256, 12}).softmax(1)},
+      {"padded 32x40", T({32, 38}).pad({{0, 0}, {1, 1}}) * 2.0f},
+      {"broadcast 64x16", T({64, 1}).expand({64, 16}) + T({64, 16})},
+      {"broadcast 6x16 / 8 rows", T({1, 16}).expand({8, 16}) * T({8, 16})},
+      {"flip 1028", T({1028}).flip({0}) + 1.0f},
+      {"sum 65536x8", big.sum(1)},
+      {"int sum", ints.reshape({257, 4}).sum(1)},
+  };
+  for (auto& [name, t] : progs) {
+    std::vector<double> want = evaluate(t.uop());
+    for (const std::string& d : devices) {
+      CAPTURE(name);
+      CAPTURE(d);
+      close(t.to_vector<double>(d), want, 1e-5);
+    }
+  }
+}
+
 TEST_CASE("codegen: index math that may leave int32 is int64") {
   // 3 * 2^30 elements are never allocated: only lowering is checked
   codegen::Program p = compile_ir(Tensor::full({3, 1 << 30}, 1.0f) * 2.0f);

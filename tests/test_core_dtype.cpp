@@ -262,3 +262,28 @@ TEST_CASE("dtype: DTypeSet groups") {
   CHECK((dtypes::uints | dtypes::sints) == dtypes::ints);
   CHECK(DTypeSet{}.empty());
 }
+
+TEST_CASE("dtype: float16 and bfloat16 bit patterns") {
+  CHECK(half_to_bits(1.0) == 0x3C00);
+  CHECK(half_to_bits(-2.0) == 0xC000);
+  CHECK(half_to_bits(0.1) == 0x2E66);
+  CHECK(half_to_bits(65504.0) == 0x7BFF);
+  CHECK(half_to_bits(70000.0) == 0x7C00);  // overflow rounds to inf
+  CHECK(half_to_bits(-INFINITY) == 0xFC00);
+  CHECK(half_to_bits(1e-7) == 0x0002);     // subnormal, 1.68 quanta round to 2
+  CHECK(half_to_bits(-0.0) == 0x8000);
+  CHECK(std::isnan(half_from_bits(half_to_bits(NAN))));
+  CHECK(half_from_bits(0x3555) == doctest::Approx(0.33325195));
+  // every finite or infinite pattern survives the round trip, and agrees with the value rounding of truncate_float
+  int bad = 0;
+  for (uint32_t h = 0; h < 0x10000; h++) {
+    double v = half_from_bits(uint16_t(h));
+    if (std::isnan(v)) continue;
+    bad += half_to_bits(v) != h || truncate_float(dtypes::float16, v) != v;
+  }
+  CHECK(bad == 0);
+  CHECK(bf16_to_bits(1.0) == 0x3F80);
+  CHECK(bf16_to_bits(3.14159) == 0x4049);
+  CHECK(bf16_from_bits(0xC0A0) == -5.0);
+  CHECK(bf16_from_bits(bf16_to_bits(1.00390625)) == truncate_float(dtypes::bfloat16, 1.00390625));
+}

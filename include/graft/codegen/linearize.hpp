@@ -267,7 +267,7 @@ inline Program linearize(const LoweredKernel& k) { return detail::Linearizer(k).
 // ones parenthesised so `-` + `-1` never reads as `--1`). `literal(value, dtype)` is the renderer's literal syntax.
 template <class Literal> std::vector<std::string> register_names(const Program& p, Literal&& literal) {
   std::vector<std::string> names(p.regs.size());
-  for (size_t i = 0; i < names.size(); i++) names[i] = "v" + std::to_string(i);
+  for (size_t i = 0; i < names.size(); i++) names[i].append("v").append(std::to_string(i));  // no "v" + s (-Wrestrict)
   for (const Inst& in : p.insts)
     if (in.kind == InstKind::Value && in.op == Ops::CONST) {
       std::string l = literal(in.value, in.dtype);

@@ -244,6 +244,36 @@ inline double float_to_bf16(double x) {
   std::memcpy(&f, &u, 4);
   return f;
 }
+// IEEE binary16 / bfloat16 bit patterns (host storage of half buffers); values are rounded as truncate_float does
+inline uint16_t half_to_bits(double x) {
+  uint16_t sign = std::signbit(x) ? 0x8000 : 0;
+  if (std::isnan(x)) return sign | 0x7E00;
+  double a = std::fabs(float_to_half(x));
+  if (std::isinf(a)) return sign | 0x7C00;
+  if (a < 6.103515625e-05) return sign | uint16_t(a * 16777216.0);  // subnormal: exact multiple of 2^-24
+  int e;
+  std::frexp(a, &e);  // a in [2^(e-1), 2^e)
+  return sign | uint16_t((e - 1 + 15) << 10) | uint16_t(std::ldexp(a, 11 - e) - 1024);
+}
+inline double half_from_bits(uint16_t h) {
+  double s = (h & 0x8000) ? -1.0 : 1.0;
+  int e = (h >> 10) & 31, m = h & 1023;
+  if (e == 0) return s * std::ldexp(double(m), -24);
+  if (e == 31) return m ? std::nan("") : s * INFINITY;
+  return s * std::ldexp(double(1024 + m), e - 25);
+}
+inline uint16_t bf16_to_bits(double x) {
+  float f = float(std::isnan(x) ? x : float_to_bf16(x));
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return std::isnan(x) ? uint16_t((u >> 16) | 0x40) : uint16_t(u >> 16);
+}
+inline double bf16_from_bits(uint16_t b) {
+  uint32_t u = uint32_t(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 // noinline: GCC 12.2 at -O2/-O3 SLP-vectorizes two adjacent inlined calls (vmin/vmax of a CAST in core/range.hpp) and
 // drops the (double)(float)x rounding, so an int range [0, 16777219] cast to float32 kept 16777219 (should be 16777220).
 [[gnu::noinline]] inline double truncate_float(DType d, double x) {

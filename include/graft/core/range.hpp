@@ -30,7 +30,7 @@ inline Interval const_interval(const Arg& a, DType d) {
   return dtype_interval(d);
 }
 
-inline Interval compute_minmax(const UOp& u, const std::function<const Interval&(const UOp&)>& mm) {
+template <class Lookup> Interval compute_minmax(const UOp& u, const Lookup& mm) {
   using enum Ops;
   Ops op = u.op();
   DType dt = u.dtype();
@@ -135,15 +135,18 @@ inline const Interval& cached_minmax(const UOp& u);
 
 inline const Interval* peek_minmax(const UOp& u) {
   NodeCaches* c = u.node()->caches.load(std::memory_order_acquire);
-  if (!c) return nullptr;
-  return c->minmax.load(std::memory_order_acquire);
+  return c && c->minmax_state.load(std::memory_order_acquire) == 2 ? &c->minmax : nullptr;
 }
 inline const Interval& store_minmax(const UOp& u, Interval iv) {
   NodeCaches& c = caches_of(u.node());
-  const Interval* expected = nullptr;
-  auto* fresh = new Interval(iv);
-  if (!c.minmax.compare_exchange_strong(expected, fresh)) delete fresh;
-  return *c.minmax.load(std::memory_order_acquire);
+  uint8_t expected = 0;
+  if (c.minmax_state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+    c.minmax = iv;
+    c.minmax_state.store(2, std::memory_order_release);
+  } else {
+    while (c.minmax_state.load(std::memory_order_acquire) != 2) {}  // another thread is storing the same value
+  }
+  return c.minmax;
 }
 
 inline const Interval& cached_minmax(const UOp& u) {

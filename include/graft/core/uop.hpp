@@ -8,6 +8,7 @@
 #include <functional>
 #include <initializer_list>
 #include <mutex>
+#include <new>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -34,7 +35,8 @@ struct UOpNode {
   Ops op;
   DType dtype;
   uint32_t nsrc;
-  OpSet src_ops;  // union of the children's ops: the early-reject filter of the pattern matcher
+  OpSet src_ops;    // union of the children's ops: the early-reject filter of the pattern matcher
+  OpSet slice_ops;  // ops of this node and everything below it: O(1) "is there an X in the graph" tests
   size_t hash;
   Arg arg, tag;
   UOpNode* chain = nullptr;                               // intern-table bucket chain
@@ -94,9 +96,17 @@ class UOp {
   const Arg& arg() const { return n_->arg; }
   const Arg& tag() const { return n_->tag; }
   OpSet src_ops() const { return n_->src_ops; }
+  // the ops that occur in this node's backward slice, itself included (a superset test costs O(1))
+  OpSet slice_ops() const { return n_->slice_ops; }
   size_t hash() const { return n_ ? n_->hash : 0; }
   const UOpNode* node() const { return n_; }
   static UOp from_node(const UOpNode* n) { return UOp(n, false); }
+  // A handle view of a node pointer stored in `slot`, without touching the count: for walks and drivers that keep
+  // their nodes alive by other means (the caller's graph, a memo holding handles). Valid while the node lives.
+  static const UOp& borrow(const UOpNode* const& slot) { return *std::launder(reinterpret_cast<const UOp*>(&slot)); }
+  static std::span<const UOp> borrow(std::span<const UOpNode* const> slots) {
+    return {std::launder(reinterpret_cast<const UOp*>(slots.data())), slots.size()};
+  }
   uint32_t use_count() const { return n_ ? n_->refcount.load(std::memory_order_relaxed) : 0; }
   bool operator==(const UOp& o) const { return n_ == o.n_; }
   // a total order by address (for ordered containers); tinygrad's structural order is `tuplize_less`
@@ -123,6 +133,7 @@ class UOp {
   // --- graph helpers ------------------------------------------------------------------------------------------
   std::vector<UOp> toposort(const std::function<bool(const UOp&)>& gate = {}) const;
   std::vector<UOp> backward_slice() const { auto t = toposort(); t.pop_back(); return t; }
+  size_t slice_size() const;  // len(toposort()) without building it
   UOp substitute(const std::unordered_map<UOp, UOp>& map, bool walk = false) const;  // defined in pattern/rewrite.hpp
   UOp base() const;  // strip movement ops and DETACH
 
@@ -154,6 +165,7 @@ class UOp {
 };
 
 }  // namespace graft
+static_assert(sizeof(graft::UOp) == sizeof(void*) && std::is_standard_layout_v<graft::UOp>, "UOp::borrow relies on this");
 
 template <> struct std::hash<graft::UOp> {
   size_t operator()(const graft::UOp& u) const noexcept { return std::hash<const void*>{}(u.node()); }
@@ -175,12 +187,14 @@ struct Interval {
 };
 
 
-// Lazily computed per-node properties. Written once (CAS on the node's pointer), read lock-free.
+// Lazily computed per-node properties. Written once, read lock-free: the shape through a CAS on its pointer, the
+// interval in place (state 0 empty, 1 being written by one thread, 2 ready).
 struct NodeCaches {
   std::atomic<const std::vector<int64_t>*> shape{nullptr};
   std::atomic<uint8_t> shape_state{0};  // 0 unknown, 1 has shape, 2 no shape
-  std::atomic<const Interval*> minmax{nullptr};
-  ~NodeCaches() { delete shape.load(); delete minmax.load(); }
+  std::atomic<uint8_t> minmax_state{0};
+  Interval minmax;
+  ~NodeCaches() { delete shape.load(); }
 };
 inline NodeCaches& caches_of(const UOpNode* n) {
   NodeCaches* c = n->caches.load(std::memory_order_acquire);
@@ -199,6 +213,75 @@ inline size_t node_key_hash(Ops op, DType dt, std::span<const UOp> src, const Ar
   h ^= h >> 33, h *= 0xFF51AFD7ED558CCDull, h ^= h >> 33, h *= 0xC4CEB9FE1A85EC53ull, h ^= h >> 33;  // murmur3 finalizer
   return h;
 }
+
+// A set of node addresses (open addressing, linear probing; no ownership): the visited set of graph walks, where
+// std::unordered_set's per-entry allocation dominated.
+class NodeSet {
+ public:
+  bool contains(const UOpNode* p) const {
+    for (size_t i = slot(p);; i = (i + 1) & mask_) {
+      if (slots_[i] == p) return true;
+      if (!slots_[i]) return false;
+    }
+  }
+  bool insert(const UOpNode* p) {  // true when p was not there
+    if ((size_ + 1) * 4 > slots_.size() * 3) grow();
+    for (size_t i = slot(p);; i = (i + 1) & mask_) {
+      if (slots_[i] == p) return false;
+      if (!slots_[i]) { slots_[i] = p, size_++; return true; }
+    }
+  }
+  size_t size() const { return size_; }
+
+ private:
+  size_t slot(const UOpNode* p) const { size_t h = reinterpret_cast<size_t>(p) >> 4; return (h ^ (h >> 24)) & mask_; }
+  void grow() {
+    std::vector<const UOpNode*> old(slots_.size() * 2, nullptr);
+    old.swap(slots_);
+    mask_ = slots_.size() - 1;
+    for (const UOpNode* p : old)
+      if (p) { size_t i = slot(p); while (slots_[i]) i = (i + 1) & mask_; slots_[i] = p; }
+  }
+  std::vector<const UOpNode*> slots_ = std::vector<const UOpNode*>(32, nullptr);
+  size_t mask_ = 31, size_ = 0;
+};
+
+// Node memory: per-thread free lists for the common sizes (0-4 sources), deep enough to absorb the bursts of
+// short-lived intermediates that rewrites create and drop (glibc's tcache keeps only 7 per size). A node freed on
+// another thread joins that thread's list. Off under AddressSanitizer, so use-after-free stays detectable.
+struct NodePool {
+  static constexpr size_t kClasses = 5, kMaxFree = size_t(1) << 15;
+  static size_t bytes(size_t nsrc) { return sizeof(UOpNode) + nsrc * sizeof(UOp); }
+#if defined(__SANITIZE_ADDRESS__)
+  static void* alloc(size_t nsrc) { return ::operator new(bytes(nsrc)); }
+  static void free(void* p, size_t) noexcept { ::operator delete(p); }
+#else
+  struct FreeList {
+    void* head = nullptr;
+    size_t n = 0;
+    bool dead = false;  // after thread exit (nodes released by static destructors go straight to delete)
+    ~FreeList() {
+      while (head) { void* next = *static_cast<void**>(head); ::operator delete(head); head = next; }
+      dead = true;
+    }
+  };
+  static FreeList* lists() { thread_local FreeList l[kClasses]; return l; }
+  static void* alloc(size_t nsrc) {
+    if (nsrc < kClasses) {
+      FreeList& l = lists()[nsrc];
+      if (void* p = l.head) { l.head = *static_cast<void**>(p), l.n--; return p; }
+    }
+    return ::operator new(bytes(nsrc));
+  }
+  static void free(void* p, size_t nsrc) noexcept {
+    if (nsrc < kClasses) {
+      FreeList& l = lists()[nsrc];
+      if (l.n < kMaxFree && !l.dead) { *static_cast<void**>(p) = l.head, l.head = p, l.n++; return; }
+    }
+    ::operator delete(p);
+  }
+#endif
+};
 
 // The intern table: 64 shards, each a chained hash table under its own mutex.
 struct Interner {
@@ -237,14 +320,16 @@ struct Interner {
       while (c != 0)
         if (n->refcount.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return UOp(n, true);
     }
-    void* mem = ::operator new(sizeof(UOpNode) + src.size() * sizeof(UOp));
+    void* mem = NodePool::alloc(src.size());
     UOpNode* n = new (mem) UOpNode();
     n->op = op, n->dtype = dt, n->nsrc = uint32_t(src.size()), n->hash = h;
     n->arg = std::move(arg), n->tag = std::move(tag);
     UOp* s = const_cast<UOp*>(n->srcs());
+    n->slice_ops.add(op);
     for (size_t i = 0; i < src.size(); i++) {
       new (&s[i]) UOp(src[i]);
       n->src_ops.add(src[i].op());
+      n->slice_ops = n->slice_ops | src[i].node()->slice_ops;
     }
     n->refcount.store(1, std::memory_order_relaxed);
     n->chain = sh.buckets[b];
@@ -279,26 +364,37 @@ struct Interner {
   }
 };
 
-// Iterative destruction: children whose count drops to zero are queued, never recursed into.
+// Iterative destruction: children whose count drops to zero are queued, never recursed into. The queue starts in
+// a small inline buffer (most releases free a handful of nodes; a heap vector each time would dominate).
+struct DestroyQueue {
+  UOpNode* buf[32];
+  size_t n = 0;
+  std::vector<UOpNode*> more;
+  void push(UOpNode* x) { if (n < 32) buf[n++] = x; else more.push_back(x); }
+  UOpNode* pop() {
+    if (!more.empty()) { UOpNode* x = more.back(); more.pop_back(); return x; }
+    return n ? buf[--n] : nullptr;
+  }
+};
 inline void destroy_node(UOpNode* first) noexcept {
-  thread_local std::vector<UOpNode*>* pending = nullptr;
-  if (pending) { pending->push_back(first); return; }  // already draining on this thread
-  std::vector<UOpNode*> work{first};
+  thread_local DestroyQueue* pending = nullptr;
+  if (pending) { pending->push(first); return; }  // already draining on this thread
+  DestroyQueue work;
+  work.push(first);
   pending = &work;
-  while (!work.empty()) {
-    UOpNode* n = work.back();
-    work.pop_back();
+  while (UOpNode* n = work.pop()) {
     Interner::unlink(n);
     UOp* s = const_cast<UOp*>(n->srcs());
     for (uint32_t i = 0; i < n->nsrc; i++) {
       const UOpNode* c = s[i].node();
-      if (c->refcount.fetch_sub(1, std::memory_order_acq_rel) == 1) work.push_back(const_cast<UOpNode*>(c));
+      if (c->refcount.fetch_sub(1, std::memory_order_acq_rel) == 1) work.push(const_cast<UOpNode*>(c));
       // the handle's pointer is dropped without running ~UOp (that would recurse)
       new (&s[i]) UOp();
     }
     delete n->caches.load(std::memory_order_acquire);
+    uint32_t nsrc = n->nsrc;
     n->~UOpNode();
-    ::operator delete(n);
+    NodePool::free(n, nsrc);
   }
   pending = nullptr;
 }
@@ -451,6 +547,10 @@ inline UOp UOp::with_src(std::span<const UOp> s) const {
 }
 
 inline UOp UOp::alu(Ops o, std::span<const UOp> rest) const {
+  if (rest.size() <= 2) {  // the common case without a heap vector: borrowed handles, the caller holds them
+    const UOpNode* p[3] = {n_, rest.size() > 0 ? rest[0].n_ : nullptr, rest.size() > 1 ? rest[1].n_ : nullptr};
+    return infer(o, borrow(std::span<const UOpNode* const>(p, rest.size() + 1)));
+  }
   std::vector<UOp> s;
   s.reserve(rest.size() + 1);
   s.push_back(*this);
@@ -470,23 +570,36 @@ inline UOp UOp::base() const {
 // sources are skipped (unless reached another way).
 inline std::vector<UOp> UOp::toposort(const std::function<bool(const UOp&)>& gate) const {
   std::vector<UOp> out;
-  std::unordered_set<const UOpNode*> seen;
+  detail::NodeSet seen;
   std::vector<std::pair<const UOpNode*, bool>> stack{{n_, false}};
   while (!stack.empty()) {
     auto [n, visited] = stack.back();
     stack.pop_back();
-    if (seen.count(n)) continue;
+    if (seen.contains(n)) continue;
     if (visited) {
       seen.insert(n);
       out.push_back(UOp(n, false));
       continue;
     }
-    if (gate && !gate(UOp(n, false))) continue;  // gated nodes are neither entered nor emitted
+    if (gate && !gate(borrow(n))) continue;  // gated nodes are neither entered nor emitted
     stack.push_back({n, true});
     for (uint32_t i = n->nsrc; i-- > 0;)
-      if (!seen.count(n->srcs()[i].node())) stack.push_back({n->srcs()[i].node(), false});
+      if (!seen.contains(n->srcs()[i].node())) stack.push_back({n->srcs()[i].node(), false});
   }
   return out;
+}
+
+inline size_t UOp::slice_size() const {
+  detail::NodeSet seen;
+  std::vector<const UOpNode*> stack{n_};
+  seen.insert(n_);
+  while (!stack.empty()) {
+    const UOpNode* n = stack.back();
+    stack.pop_back();
+    for (uint32_t i = 0; i < n->nsrc; i++)
+      if (seen.insert(n->srcs()[i].node())) stack.push_back(n->srcs()[i].node());
+  }
+  return seen.size();
 }
 
 }  // namespace graft

@@ -73,6 +73,51 @@ template <class V> class UOpMap {
   size_t size_ = 0;
 };
 
+// NodeMap: node pointer -> value, open addressing, no ownership: for drivers whose nodes are all kept alive by other
+// means (graph_rewrite's memo), where a handle per key and value would cost two atomic updates per entry.
+template <class V> class NodeMap {
+ public:
+  explicit NodeMap(size_t expected = 64) { rehash(std::max<size_t>(64, std::bit_ceil(expected * 2))); }
+  V* find(const UOpNode* k) {
+    for (size_t i = slot(k);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.key == k) return &s.value;
+      if (!s.key) return nullptr;
+    }
+  }
+  const V* find(const UOpNode* k) const { return const_cast<NodeMap*>(this)->find(k); }
+  bool contains(const UOpNode* k) const { return find(k) != nullptr; }
+  std::pair<V*, bool> try_emplace(const UOpNode* k, V v) {
+    if ((size_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
+    for (size_t i = slot(k);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.key == k) return {&s.value, false};
+      if (!s.key) { s.key = k, s.value = std::move(v), size_++; return {&s.value, true}; }
+    }
+  }
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot {  // key and value side by side: one cache line per probe
+    const UOpNode* key = nullptr;
+    V value{};
+  };
+  size_t slot(const UOpNode* p) const { size_t h = reinterpret_cast<size_t>(p) >> 4; return (h ^ (h >> 24)) & mask_; }
+  void rehash(size_t n) {
+    std::vector<Slot> old(n);
+    old.swap(slots_);
+    mask_ = n - 1;
+    for (Slot& o : old) {
+      if (!o.key) continue;
+      size_t i = slot(o.key);
+      while (slots_[i].key) i = (i + 1) & mask_;
+      slots_[i] = std::move(o);
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t mask_ = 0, size_ = 0;
+};
+
 // An identity set of UOps (a UOpMap without values).
 class UOpSet {
  public:

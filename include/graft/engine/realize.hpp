@@ -57,10 +57,10 @@ inline rt::KernelSource render_for(const rt::Device& d, std::shared_ptr<const co
   k.num_buffers = uint32_t(ir->bufs.size());
   k.threads = ir->threads;
   if (is_vulkan(d)) {
-    k.local_size = std::min<uint32_t>(codegen::kGlslLocalSize, std::max<uint32_t>(d.features().max_local_size, 1));
-    uint32_t per = codegen::glsl_elements_per_invocation(ir->threads);
-    k.source = codegen::render_glsl(*ir, d.features(), k.local_size, per);
-    k.threads = ir->threads > 0 ? codegen::glsl_invocations(ir->threads, per) : 0;
+    codegen::GlslLaunch launch = codegen::glsl_launch(*ir, d.features().max_local_size);
+    k.local_size = launch.local;
+    k.source = codegen::render_glsl(*ir, d.features(), launch);
+    k.threads = ir->threads > 0 ? launch.invocations : 0;
   } else {
     k.source = codegen::render_c(*ir);
   }

@@ -51,35 +51,39 @@ template <class PM, class BPM> class RewriteContext {
  public:
   RewriteContext(const PM* pm, const BPM* bpm, CtxRef ctx, const RewriteOptions& o) : pm_(pm), bpm_(bpm), ctx_(ctx), opt_(o) {}
 
+  // No reference counting in the hot loop: the stack, the memo and the waitlist hold plain node pointers. Every node
+  // they mention stays alive for the whole call: it is reachable from `root` (which the caller holds), or it is a
+  // rule result / rebuilt parent (owned by keep_), or reachable from one of those.
   UOp unified(const UOp& root) {
-    struct Entry { UOp n; int stage; UOp new_n; };
-    std::vector<Entry> stack{{root, 0, root}};
-    // replace_ doubles as tinygrad's on_stack set: an empty value means "placed on the stack, not finished"
-    replace_.try_emplace(root, UOp());
-    UOpMap<std::vector<Entry>> waitlist;  // nodes waiting for a source to finish
+    auto U = [](const N& p) -> const UOp& { return UOp::borrow(p); };
+    struct Entry { N n; int stage; N new_n; };
+    std::vector<Entry> stack{{root.node(), 0, root.node()}};
+    // replace_ doubles as tinygrad's on_stack set: a null value means "placed on the stack, not finished"
+    replace_.try_emplace(root.node(), nullptr);
+    NodeMap<std::vector<Entry>> waitlist(16);  // nodes waiting for a source to finish
     size_t waiting = 0;
-    std::vector<UOp> tmp;
-    auto finish = [&](const UOp& n, const UOp& r) {
-      *replace_.try_emplace(n, UOp()).first = r;
+    std::vector<N> tmp;
+    auto finish = [&](N n, N r) {
+      *replace_.try_emplace(n, nullptr).first = r;
       if (waiting)
         if (auto* w = waitlist.find(n); w && !w->empty()) {
           waiting -= w->size();
-          for (Entry& e : *w) stack.push_back(std::move(e));
+          for (Entry& e : *w) stack.push_back(e);
           w->clear();
         }
     };
-    auto wait_on = [&](const UOp& x, Entry e) { waitlist[x].push_back(std::move(e)), waiting++; };
+    auto wait_on = [&](N x, Entry e) { waitlist.try_emplace(x, {}).first->push_back(e), waiting++; };
     while (!stack.empty()) {
       if (stack.size() > opt_.stack_limit + 2 * replace_.size())
         throw Error("infinite loop in graph_rewrite (stack too big): a rule set keeps rewriting without converging");
-      Entry e = std::move(stack.back());
+      Entry e = stack.back();
       stack.pop_back();
       if (done(e.n)) continue;
       if (e.stage == 0) {
-        UOp new_n = e.n;
+        N new_n = e.n;
         if (bpm_) {
-          UOp test_n = e.n;
-          UOpSet seen;
+          N test_n = e.n;
+          NodeSet seen;
           bool gated = false;
           try {
             while (test_n) {
@@ -93,89 +97,108 @@ template <class PM, class BPM> class RewriteContext {
           if (gated) { finish(e.n, test_n); continue; }
         }
         stack.push_back({e.n, 1, new_n});
-        if (!opt_.enter_calls && is_opaque_call(new_n) && !done(new_n.src(0)))
-          *replace_.try_emplace(new_n.src(0), UOp()).first = new_n.src(0);
-        for (size_t i = new_n.nsrc(); i-- > 0;) {
-          const UOp& x = new_n.src(i);
-          if (replace_.try_emplace(x, UOp()).second) stack.push_back({x, 0, x});
+        const UOp& nn = U(new_n);
+        if (!opt_.enter_calls && is_opaque_call(nn) && !done(nn.src(0).node()))
+          *replace_.try_emplace(nn.src(0).node(), nullptr).first = nn.src(0).node();
+        for (size_t i = nn.nsrc(); i-- > 0;) {
+          N x = nn.src(i).node();
+          if (replace_.try_emplace(x, nullptr).second) stack.push_back({x, 0, x});
         }
       } else if (e.stage == 1) {
+        const UOp& nn = U(e.new_n);
         tmp.clear();
-        const UOp* missing = nullptr;
-        for (const UOp& x : e.new_n.src()) {
-          const UOp* r = done(x);
-          if (!r) { missing = &x; break; }
-          tmp.push_back(*r);
+        N missing = nullptr;
+        bool same = true;
+        for (const UOp& x : nn.src()) {
+          N r = done(x.node());
+          if (!r) { missing = x.node(); break; }
+          tmp.push_back(r);
+          same &= r == x.node();
         }
-        if (missing) { wait_on(*missing, std::move(e)); continue; }
+        if (missing) { wait_on(missing, e); continue; }
         UOp next;
-        if (std::equal(tmp.begin(), tmp.end(), e.new_n.src().begin())) {
-          if (!pm_ || !(next = pm_->rewrite(e.new_n, ctx_))) { finish(e.n, e.new_n); continue; }
-          if (viz_) [[unlikely]] viz_->step(e.new_n, next, false);
+        if (same) {
+          if (!pm_ || !(next = pm_->rewrite(nn, ctx_))) { finish(e.n, e.new_n); continue; }
+          if (viz_) [[unlikely]] viz_->step(nn, next, false);
         } else {
-          next = UOp::make(e.new_n.op(), rebuild_dtype(e.new_n, tmp), tmp, e.new_n.arg(), e.new_n.tag());
+          std::span<const UOp> srcs = UOp::borrow(std::span<const N>(tmp));
+          next = UOp::make(nn.op(), rebuild_dtype(nn, srcs), srcs, nn.arg(), nn.tag());
         }
-        stack.push_back({e.n, 2, next});
-        stack.push_back({next, 0, next});
+        N nx = own(std::move(next));
+        stack.push_back({e.n, 2, nx});
+        stack.push_back({nx, 0, nx});
       } else {
-        if (const UOp* r = done(e.new_n)) finish(e.n, UOp(*r));
-        else { UOp key = e.new_n; wait_on(key, std::move(e)); }
+        if (N r = done(e.new_n)) finish(e.n, r);
+        else wait_on(e.new_n, e);
       }
     }
     // a node left waiting means a replacement contains the node it replaces (tinygrad: KeyError)
-    const UOp* r = done(root);
+    N r = done(root.node());
     if (!r) throw Error("graph_rewrite did not finish: a rewrite result contains the node it replaces");
-    return *r;
+    return U(r);
   }
 
   UOp walk(const UOp& root) {
-    std::vector<std::pair<UOp, bool>> stack{{root, false}};
-    std::vector<UOp> new_src;
+    std::vector<std::pair<N, bool>> stack{{root.node(), false}};
+    std::vector<N> new_src;
     while (!stack.empty()) {
-      auto [n, processed] = std::move(stack.back());
+      auto [n, processed] = stack.back();
       stack.pop_back();
       if (replace_.contains(n)) continue;
+      const UOp& u = UOp::borrow(n);
       if (!processed) {
         if (bpm_) {
-          if (UOp r = cached_bpm(n)) { replace_.try_emplace(n, r); continue; }
+          if (N r = cached_bpm(n)) { replace_.try_emplace(n, r); continue; }
         }
         stack.push_back({n, true});
-        if (!opt_.enter_calls && is_opaque_call(n)) replace_.try_emplace(n.src(0), n.src(0));
-        for (size_t i = n.nsrc(); i-- > 0;)
-          if (!replace_.contains(n.src(i))) stack.push_back({n.src(i), false});
+        if (!opt_.enter_calls && is_opaque_call(u)) replace_.try_emplace(u.src(0).node(), u.src(0).node());
+        for (size_t i = u.nsrc(); i-- > 0;)
+          if (!replace_.contains(u.src(i).node())) stack.push_back({u.src(i).node(), false});
       } else {
         new_src.clear();
-        for (const UOp& x : n.src()) {
-          const UOp* r = replace_.find(x);
-          new_src.push_back(r ? *r : x);
+        bool same = true;
+        for (const UOp& x : u.src()) {
+          const N* r = replace_.find(x.node());
+          new_src.push_back(r ? *r : x.node());
+          same &= new_src.back() == x.node();
         }
-        UOp new_n = std::equal(new_src.begin(), new_src.end(), n.src().begin())
-                        ? n : UOp::make(n.op(), rebuild_dtype(n, new_src), new_src, n.arg(), n.tag());
+        N new_n = n;
+        if (!same) {
+          std::span<const UOp> srcs = UOp::borrow(std::span<const N>(new_src));
+          new_n = own(UOp::make(u.op(), rebuild_dtype(u, srcs), srcs, u.arg(), u.tag()));
+        }
         if (pm_) {
-          if (UOp r = pm_->rewrite(new_n, ctx_)) {
-            if (viz_) [[unlikely]] viz_->step(new_n, r, false);
-            new_n = r;
+          if (UOp r = pm_->rewrite(UOp::borrow(new_n), ctx_)) {
+            if (viz_) [[unlikely]] viz_->step(UOp::borrow(new_n), r, false);
+            new_n = own(std::move(r));
           }
         }
         replace_.try_emplace(n, new_n);
       }
     }
-    const UOp* r = replace_.find(root);
-    return r ? *r : root;
+    const N* r = replace_.find(root.node());
+    return r ? UOp::borrow(*r) : root;
   }
 
  private:
+  using N = const UOpNode*;
   // the finished replacement of x, if any (walk() never stores placeholders)
-  const UOp* done(const UOp& x) const {
-    const UOp* r = replace_.find(x);
-    return r && !r->empty() ? r : nullptr;
+  N done(N x) const {
+    const N* r = replace_.find(x);
+    return r ? *r : nullptr;
   }
-  UOp cached_bpm(const UOp& x) {
-    if (const UOp* r = bpm_cache_.find(x)) return *r;
-    UOp r = bpm_->rewrite(x, ctx_);
-    if (r && viz_) [[unlikely]] viz_->step(x, r, true);
-    bpm_cache_.try_emplace(x, r);
-    return r;
+  N own(UOp u) {  // keep a node created during this call alive until the call ends
+    N p = u.node();
+    keep_.push_back(std::move(u));
+    return p;
+  }
+  N cached_bpm(N x) {
+    if (const N* r = bpm_cache_.find(x)) return *r;
+    UOp r = bpm_->rewrite(UOp::borrow(x), ctx_);
+    if (r && viz_) [[unlikely]] viz_->step(UOp::borrow(x), r, true);
+    N p = r ? own(std::move(r)) : nullptr;
+    bpm_cache_.try_emplace(x, p);
+    return p;
   }
 
  public:
@@ -186,8 +209,9 @@ template <class PM, class BPM> class RewriteContext {
   const BPM* bpm_;
   CtxRef ctx_;
   RewriteOptions opt_;
-  UOpMap<UOp> replace_;
-  UOpMap<UOp> bpm_cache_;
+  NodeMap<N> replace_;
+  NodeMap<N> bpm_cache_;
+  std::vector<UOp> keep_;  // owns every node created during the call (see unified())
 };
 
 template <class PM> UOp run_rewrite_impl(const UOp& root, const PM& pm, CtxRef ctx, const RewriteOptions& o,

@@ -147,6 +147,7 @@ inline std::optional<Arg> const_arg(const UOp& u) {
 
 inline UOp fold_const_alu(const UOp& a) {
   if (a.op() == Ops::THREEFRY) return UOp();
+  if (!a.src_ops().subset_of(OpSet{Ops::CONST, Ops::CAST})) return UOp();  // perf: tried on every ALU node
   std::vector<Arg> vals;
   vals.reserve(a.nsrc());
   for (const UOp& s : a.src()) {
@@ -381,6 +382,7 @@ inline bool recombine_candidate(const UOp& t) {
 // cannot take part, nothing is walked (this keeps long sums linear).
 // has_mod_term: some ADD leaf is (after popping a const MUL) a FLOORMOD by a CONST; walked with a reused stack
 inline bool has_mod_term(const UOp& u) {
+  if (!u.slice_ops().has(Ops::FLOORMOD)) return false;
   thread_local std::vector<const UOp*> st;
   st.clear();
   st.push_back(&u);
@@ -428,6 +430,7 @@ inline UOp fold_add_divmod_recombine(const UOp& x) {
 // ---- fold_where_closure: in cond.where(t, f), cond is True within t and False within f ------------------------------
 inline bool in_slice(const UOp& root, const UOp& target) {  // target in root's backward slice (with self)?
   if (root == target) return true;
+  if (!target.slice_ops().subset_of(root.slice_ops())) return false;
   std::unordered_set<const UOpNode*> seen{root.node()};
   std::vector<const UOp*> st{&root};
   while (!st.empty()) {
@@ -440,10 +443,7 @@ inline bool in_slice(const UOp& root, const UOp& target) {  // target in root's 
   }
   return false;
 }
-inline bool has_op_in_slice(const UOp& root, Ops op) {
-  for (const UOp& u : root.toposort()) if (u.op() == op) return true;
-  return false;
-}
+inline bool has_op_in_slice(const UOp& root, Ops op) { return root.slice_ops().has(op); }
 inline UOp fold_where_closure(const UOp& cond, const UOp& t, const UOp& f) {
   if (!in_slice(t, cond) && !in_slice(f, cond)) return UOp();
   // INDEX gates are owned by the valid/store-coalescing machinery, leave them alone
@@ -592,7 +592,7 @@ template <class = void> UOp fold_divmod_general(const UOp& d) {
       if (!newxs) continue;
       if (!is_mod) {
         UOp r = floordiv(newxs, c / dv);
-        size_t n = r.toposort().size();
+        size_t n = r.slice_size();
         if (n < best_n) best = r, best_n = n;
       } else if (imin(x) >= 0 && imin(newxs) >= 0) {
         UOp b;
@@ -602,7 +602,7 @@ template <class = void> UOp fold_divmod_general(const UOp& d) {
         if (!b) b = x.const_like(0);
         if (0 <= imin(b) && imax(b) < dv) {
           UOp r = (newxs % (c / dv)) * dv + b;
-          size_t n = r.toposort().size();
+          size_t n = r.slice_size();
           if (n < best_n) best = r, best_n = n;
         }
       }

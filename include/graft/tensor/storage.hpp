@@ -45,7 +45,7 @@ inline std::atomic<int64_t>& buffer_slot_counter() {
   return c;
 }
 inline void check_storable(DType dt) {
-  if (dtypes::is_weak(dt) || dt == dtypes::void_ || dt == dtypes::float16 || dt == dtypes::bfloat16)
+  if (dtypes::is_weak(dt) || dt == dtypes::void_)
     throw Error("host storage: dtype dtypes." + std::string(dt.py_name()) + " is not supported");
 }
 }  // namespace detail
@@ -74,6 +74,8 @@ inline double load_element(DType dtype, const uint8_t* base, int64_t i) {
     case DTypeId::uint64: return rd(uint64_t{});
     case DTypeId::float32: return rd(float{});
     case DTypeId::float64: return rd(double{});
+    case DTypeId::float16: { uint16_t h; std::memcpy(&h, p, 2); return half_from_bits(h); }
+    case DTypeId::bfloat16: { uint16_t h; std::memcpy(&h, p, 2); return bf16_from_bits(h); }
     default: throw Error("host storage: unsupported dtype dtypes." + std::string(dtype.py_name()));
   }
 }
@@ -94,6 +96,8 @@ inline void store_element(DType dtype, uint8_t* base, int64_t i, double v) {
     case DTypeId::uint64: wr(uint64_t(v < 0 ? uint64_t(iv()) : uint64_t(v))); break;
     case DTypeId::float32: wr(float(v)); break;
     case DTypeId::float64: wr(v); break;
+    case DTypeId::float16: wr(half_to_bits(v)); break;
+    case DTypeId::bfloat16: wr(bf16_to_bits(v)); break;
     default: throw Error("host storage: unsupported dtype dtypes." + std::string(dtype.py_name()));
   }
 }
