@@ -14,14 +14,16 @@ namespace {
 
 constexpr int64_t kN = int64_t(16) << 20;  // 16M floats
 
-// A kernel over `threads` invocations with device.hpp's gid layout over a (possibly 2-D) grid.
+// A kernel over `threads` invocations with device.hpp's gid layout over a (possibly 2-D) grid. texel0: binding 0 is
+// `uniform samplerBuffer t0` (a uniform texel buffer of RGBA32F texels, read with texelFetch) instead of a storage buffer.
 KernelSource kernel(const std::string& name, const std::string& type, const std::string& body, int64_t threads,
-                    uint32_t num_buffers, uint32_t local = 256) {
+                    uint32_t num_buffers, uint32_t local = 256, bool texel0 = false) {
   auto g = dispatch_grid(threads, local);
   std::string src = "#version 450\nlayout(local_size_x = " + std::to_string(local) + ") in;\n";
   for (uint32_t i = 0; i < num_buffers; ++i)
-    src += "layout(std430, set = 0, binding = " + std::to_string(i) + ") buffer B" + std::to_string(i) + " { " +
-           type + " d[]; } b" + std::to_string(i) + ";\n";
+    src += i == 0 && texel0 ? "layout(set = 0, binding = 0) uniform samplerBuffer t0;\n"
+                            : "layout(std430, set = 0, binding = " + std::to_string(i) + ") buffer B" + std::to_string(i) +
+                                  " { " + type + " d[]; } b" + std::to_string(i) + ";\n";
   src += "void main() {\n  uint gid = ((gl_WorkGroupID.z * " + std::to_string(g[1]) + "u + gl_WorkGroupID.y) * " +
          std::to_string(g[0]) + "u + gl_WorkGroupID.x) * " + std::to_string(local) +
          "u + gl_LocalInvocationID.x;\n  if (gid >= " + std::to_string(threads) + "u) return;\n" + body + "}\n";
@@ -79,5 +81,20 @@ void BM_vulkan_saxpy_vec4_16M(benchmark::State& state) {
   run(state, kernel("saxpy4", "vec4", "  b1.d[gid] = 2.0 * b0.d[gid] + b1.d[gid];\n", kN / 4, 2), 12);
 }
 BENCHMARK(BM_vulkan_saxpy_vec4_16M)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// x read through a uniform texel buffer (lavapipe: a gather instead of the per-lane loop of a storage-buffer load);
+// the second variant gives each invocation 4 vec4s, grid-stride (fewer workgroups: lavapipe pays per workgroup).
+void BM_vulkan_saxpy_texel_16M(benchmark::State& state) {
+  if (!VulkanDevice::available() || VulkanDevice::get()->max_texel_elements() == 0) {
+    state.SkipWithError("no uniform texel buffers");
+    return;
+  }
+  int64_t per = state.range(0), inv = kN / 4 / per;
+  std::string body = per == 1 ? "  b1.d[gid] = 2.0 * texelFetch(t0, int(gid)) + b1.d[gid];\n"
+                              : "  for (uint k = 0u; k < " + std::to_string(per) + "u; k++) {\n    uint i = gid + k * " +
+                                    std::to_string(inv) + "u;\n    b1.d[i] = 2.0 * texelFetch(t0, int(i)) + b1.d[i];\n  }\n";
+  run(state, kernel("saxpy4t", "vec4", body, inv, 2, 256, true), 12);
+}
+BENCHMARK(BM_vulkan_saxpy_texel_16M)->Arg(1)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace

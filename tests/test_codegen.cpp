@@ -180,6 +180,57 @@ TEST_CASE("codegen: GLSL reduce loops step by 4 with vec4 reads of contiguous ro
   CHECK(has(gb, "_4 += 4) {"));
 }
 
+TEST_CASE("codegen: GLSL reads read-only 4-byte buffers through uniform texel buffers when the launch allows") {
+  Tensor a = Tensor::empty({16, 64}), b = Tensor::empty({16, 64});
+  codegen::Program p = compile_ir(a + b);
+  CHECK(codegen::glsl_launch(p).max_texels == 0);  // default: storage buffers only
+  CHECK(!has(glsl(p), "samplerBuffer"));
+  codegen::GlslLaunch l = codegen::glsl_launch(p, 1024, uint64_t(1) << 27);
+  std::string g = codegen::render_glsl(p, {}, l);
+  CHECK(has(g, "restrict buffer B0 { vec4 data0[]; }"));  // written: storage buffer
+  CHECK(has(g, "uniform samplerBuffer data1;"));
+  CHECK(has(g, "uniform samplerBuffer data2;"));
+  CHECK(has(g, " = texelFetch(data1, int(v"));  // one RGBA32 texel = the 4 lanes' elements
+  CHECK(!has(g, "data1["));
+  // a buffer with more elements than 4 * max_texels stays a storage buffer
+  l.max_texels = 16 * 64 / 4 - 1;
+  CHECK(!has(codegen::render_glsl(p, {}, l), "samplerBuffer"));
+  // scalar reads take one component of a texel; gated reads fetch texel 0 when the gate is off; int32 / uint32 / bool
+  Tensor x = Tensor::empty({6}, dtypes::int32);
+  codegen::Program pp = compile_ir(x.pad({{1, 1}}) + 1);
+  std::string gp = codegen::render_glsl(pp, {}, codegen::glsl_launch(pp, 1024, 1 << 20));
+  CHECK(has(gp, "uniform isamplerBuffer data1;"));
+  CHECK(has(gp, " >> 2 : 0)["));
+  CHECK(has(gp, " & 3]"));
+  codegen::Program pu = compile_ir(Tensor::empty({8}, dtypes::uint32) + 1u);
+  CHECK(has(codegen::render_glsl(pu, {}, codegen::glsl_launch(pu, 1024, 1 << 20)), "uniform usamplerBuffer data1;"));
+  codegen::Program pb = compile_ir(Tensor::empty({8}, dtypes::bool_).cast(dtypes::float32));
+  CHECK(!has(codegen::render_glsl(pb, {}, codegen::glsl_launch(pb, 1024, 1 << 20)), "samplerBuffer"));
+  // reduce loops: the vec4 row reads become texel fetches
+  codegen::Program pr = compile_ir(Tensor::empty({4096, 64}).sum(1));
+  std::string gr = codegen::render_glsl(pr, {}, codegen::glsl_launch(pr, 1024, 1 << 20));
+  CHECK(has(gr, "uniform samplerBuffer data1;"));
+  CHECK(has(gr, " = texelFetch(data1, int(("));
+}
+
+TEST_CASE("codegen: big elementwise GLSL kernels give each invocation 4 groups of 4 lanes, grid-stride") {
+  codegen::Program small = compile_ir(Tensor::empty({16, 64}) + Tensor::empty({16, 64}));
+  CHECK(codegen::glsl_launch(small).per == 1);
+  int64_t n = (int64_t(1) << 20) + 12;  // 2^18 + 3 groups of 4
+  codegen::Program p = compile_ir(Tensor::empty({n}) + Tensor::empty({n}));
+  codegen::GlslLaunch l = codegen::glsl_launch(p);
+  CHECK(l.vec == 4);
+  CHECK(l.per == 4);
+  CHECK(l.invocations == ((n / 4) + 3) / 4);
+  std::string g = codegen::render_glsl(p, {}, l);
+  CHECK(has(g, "for (uint k = 0u; k < 4u; k++)"));
+  CHECK(has(g, "uint inv = inv0 + k * " + std::to_string(l.invocations) + "u;"));
+  CHECK(has(g, "if (inv >= " + std::to_string(n / 4) + "u) break;"));
+  // kernels with loops keep one group per invocation
+  codegen::Program r = compile_ir(Tensor::empty({1 << 20, 8}).sum(1));
+  CHECK(codegen::glsl_launch(r).per == 1);
+}
+
 TEST_CASE("codegen: vec4 GLSL paths match the reference (sizes divisible by 4 and not, offsets)") {
   std::mt19937_64 g(77);
   std::vector<std::string> devices{"CPU"};
@@ -222,6 +273,8 @@ TEST_CASE("codegen: vec4 GLSL paths match the reference (sizes divisible by 4 an
       {"flip 1028", T({1028}).flip({0}) + 1.0f},
       {"sum 65536x8", big.sum(1)},
       {"int sum", ints.reshape({257, 4}).sum(1)},
+      {"a+b 4*(2^18+3): 4 lane groups per invocation, tail", T({(1 << 20) + 12}) + T({(1 << 20) + 12})},
+      {"gated read of an int buffer", (ints.pad({{2, 2}}) * 2).cast(dtypes::float32)},
   };
   for (auto& [name, t] : progs) {
     std::vector<double> want = evaluate(t.uop());

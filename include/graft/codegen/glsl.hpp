@@ -6,7 +6,10 @@
 // falls back to the CPU backend). Semantics as the C renderer: integer division by zero gives 0, float -> int of
 // NaN/inf gives 0. GLSL has no float64 exp2/log2/sin/pow: those raise graft::Error too.
 // Memory access is vectorized where the index math allows (4 thread lanes per invocation, loops stepped by 4, vec4
-// reads and writes; detail::glsl::plan_vec4): glsl_launch() picks the dispatch, render_glsl() follows it.
+// reads and writes; detail::glsl::plan_vec4): glsl_launch() picks the dispatch, render_glsl() follows it. With
+// GlslLaunch::max_texels > 0 (the Vulkan device allows uniform texel buffers), read-only 4-byte buffers are bound as
+// `uniform samplerBuffer` (RGBA32 texels) and read with texelFetch: lavapipe gathers those instead of looping over
+// the SIMD lanes as it does for every storage-buffer access (bench/README.md section 4).
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -93,13 +96,25 @@ inline constexpr uint32_t kGlslVec4LocalSize = 256;  // with 4 lanes per invocat
 inline uint32_t glsl_elements_per_invocation(int64_t threads) { return threads >= (1 << 20) ? 16 : threads >= (1 << 16) ? 4 : 1; }
 inline int64_t glsl_invocations(int64_t threads, uint32_t per) { return (threads + per - 1) / per; }
 
-// How a kernel is dispatched: `vec` = 4 gives each invocation the 4 consecutive elements 4i..4i+3 as lanes (see
-// detail::glsl::Vectorize), invocations = threads / 4; otherwise `per` elements per invocation, grid-stride.
+// With 4 lanes (vec4 elementwise kernels): `per` groups of 4 lanes per invocation, grid-stride. lavapipe pays a fixed
+// cost per workgroup (an empty 16384-group dispatch takes 8-10 ms), so big loop-free kernels take 4 groups each.
+inline uint32_t glsl_lane_groups_per_invocation(int64_t threads, bool loops) {
+  return !loops && threads / 4 >= (1 << 18) ? 4 : 1;
+}
+
+// How a kernel is dispatched: `vec` = 4 gives each invocation `per` groups of 4 consecutive elements 4i..4i+3 as
+// lanes (see detail::glsl::Vectorize), the groups strided by `invocations` = ceil(threads / 4 / per); otherwise
+// `per` elements per invocation, grid-stride.
+// `max_texels` > 0 (the device's maxTexelBufferElements, rt::VulkanDevice::max_texel_elements()): read-only
+// buffers of 4-byte dtypes with at most 4 * max_texels elements are read through uniform texel buffers
+// (samplerBuffer over RGBA32 texels, texelFetch) instead of storage buffers: lavapipe compiles a texel fetch to a
+// gather, a storage-buffer load to a loop over the SIMD lanes (2-4x slower; bench/README.md section 4).
 struct GlslLaunch {
   uint32_t local = kGlslLocalSize;
   uint32_t per = 1;
   uint32_t vec = 1;
   int64_t invocations = 1;
+  uint64_t max_texels = 0;
 };
 
 namespace detail::glsl {
@@ -276,13 +291,15 @@ inline Vectorize plan_vec4(const Program& p, bool want_lanes) {
 
 // the dispatch for a kernel: thread vec4 where it applies (elementwise kernels, or big ones with loops), else the
 // scalar grid-stride layout
-inline GlslLaunch glsl_launch(const Program& p, uint32_t max_local = 1024) {
+inline GlslLaunch glsl_launch(const Program& p, uint32_t max_local = 1024, uint64_t max_texels = 0) {
   GlslLaunch l;
+  l.max_texels = max_texels;
   int64_t threads = std::max<int64_t>(p.threads, 1);
   bool loops = std::any_of(p.insts.begin(), p.insts.end(), [](const Inst& i) { return i.kind == InstKind::Loop; });
   if ((!loops || threads >= 1024) && detail::glsl::plan_vec4(p, true).lanes == 4) {
-    l.vec = 4, l.per = 1, l.local = std::min(kGlslVec4LocalSize, std::max<uint32_t>(max_local, 1));
-    l.invocations = threads / 4;
+    l.vec = 4, l.per = glsl_lane_groups_per_invocation(threads, loops);
+    l.local = std::min(kGlslVec4LocalSize, std::max<uint32_t>(max_local, 1));
+    l.invocations = glsl_invocations(threads / 4, l.per);
     return l;
   }
   l.local = std::min(kGlslLocalSize, std::max<uint32_t>(max_local, 1));
@@ -308,13 +325,33 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
   };
   for (const BufferInfo& b : p.bufs) note(b.dtype, true);
   for (DType d : p.regs) note(d, false);
-  const uint32_t local = launch.local, per = launch.vec == 4 ? 1 : launch.per;
+  const uint32_t local = launch.local, per = std::max<uint32_t>(launch.per, 1);
   if (launch.vec != 1 && launch.vec != 4) throw Error("GLSL renderer: vec must be 1 or 4");
   Vectorize vz = plan_vec4(p, launch.vec == 4);
   if (launch.vec == 4 && vz.lanes != 4) throw Error("GLSL renderer: kernel " + p.name + " cannot take 4 elements per invocation");
   const int64_t threads = std::max<int64_t>(p.threads, 0);
-  int64_t invocations = vz.lanes == 4 ? std::max<int64_t>(threads / 4, 1) : glsl_invocations(std::max<int64_t>(p.threads, 1), per);
+  int64_t invocations = vz.lanes == 4 ? glsl_invocations(std::max<int64_t>(threads / 4, 1), per)
+                                      : glsl_invocations(std::max<int64_t>(p.threads, 1), per);
   auto grid = rt::dispatch_grid(invocations, local);
+
+  // read-only 4-byte buffers read through uniform texel buffers (RGBA32 texels: element i is texel i / 4, component i % 4)
+  std::vector<char> texel(p.bufs.size(), 0);
+  for (size_t i = 0; i < p.bufs.size(); i++) {
+    const BufferInfo& b = p.bufs[i];
+    texel[i] = launch.max_texels > 0 && !b.written && vec4_dtype(b.dtype) && b.numel > 0 &&
+               b.numel < (int64_t(1) << 31) && uint64_t(b.numel + 3) / 4 <= launch.max_texels;
+  }
+  // a whole texel (4 elements from element index idx, a multiple of 4) / one element
+  auto fetch4 = [&](int64_t slot, const std::string& idx, const std::string& four) {
+    std::string d = "data" + std::to_string(slot);
+    return texel[size_t(slot)] ? "texelFetch(" + d + ", int(" + idx + ") >> 2)" : d + "[" + idx + " / " + four + "]";
+  };
+  auto fetch1 = [&](int64_t slot, const std::string& idx, const std::string& gate) {
+    std::string d = "data" + std::to_string(slot);
+    if (!texel[size_t(slot)]) return d + "[" + idx + "]";
+    std::string t = "int(" + idx + ")";
+    return "texelFetch(" + d + ", " + (gate.empty() ? t + " >> 2" : "(" + gate + ") ? " + t + " >> 2 : 0") + ")[" + t + " & 3]";
+  };
 
   std::vector<std::string> names = register_names(p, literal);
   auto r = [&](int32_t i) { return names[size_t(i)]; };
@@ -324,12 +361,21 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
   if (small) o << "#extension GL_EXT_shader_explicit_arithmetic_types : require\n";
   if (i8) o << "#extension GL_EXT_shader_8bit_storage : require\n";
   if (i16 || f16) o << "#extension GL_EXT_shader_16bit_storage : require\n";
-  o << "// " << p.name << ": " << p.threads << " elements, " << (vz.lanes == 4 ? 4 : per) << " per invocation"
-    << (vz.lanes == 4 ? " (4 lanes)" : "") << "\n";
+  std::string how = vz.lanes != 4 ? ""
+                    : per == 1 ? " (4 lanes)"
+                               : " (4 lanes, " + std::to_string(per) + " groups strided by " + std::to_string(invocations) + ")";
+  o << "// " << p.name << ": " << p.threads << " elements, " << (vz.lanes == 4 ? 4 * per : per) << " per invocation" << how << "\n";
   o << "layout(local_size_x = " << local << ") in;\n";
-  for (size_t i = 0; i < p.bufs.size(); i++)
+  for (size_t i = 0; i < p.bufs.size(); i++) {
+    if (texel[i]) {
+      DType dt = p.bufs[i].dtype;
+      o << "layout(set = 0, binding = " << i << ") uniform " << (dt == dtypes::float32 ? "" : dt == dtypes::int32 ? "i" : "u")
+        << "samplerBuffer data" << i << ";\n";
+      continue;
+    }
     o << "layout(std430, set = 0, binding = " << i << ") restrict " << (p.bufs[i].written ? "" : "readonly ") << "buffer B" << i
       << " { " << (vz.vec_slot[i] ? vec4_type(p.bufs[i].dtype) : storage_type(p.bufs[i].dtype)) << " data" << i << "[]; };\n";
+  }
   // floor division helpers for the signed index types in use
   for (DType dt : {dtypes::int32, dtypes::int64}) {
     if (dt == dtypes::int64 && !i64) continue;
@@ -379,7 +425,7 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
               const Inst& ld = p.insts[j];
               for (int k = 0; k < lanes_of(ld.out); k++) {
                 std::string idx = vz.loop_base[j] < 0 ? R4 : "(" + nm(vz.loop_base[j], k) + " + " + R4 + ")";
-                o << ind << "  " << vec4_type(ld.dtype) << " " << vec_name(j, k) << " = data" << ld.imm << "[" << idx << " / " << four << "];\n";
+                o << ind << "  " << vec4_type(ld.dtype) << " " << vec_name(j, k) << " = " << fetch4(ld.imm, idx, four) << ";\n";
               }
             }
           for (int k = 0; k < 4; k++) {
@@ -431,8 +477,8 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
     if (in.op == Ops::CONST) continue;
     if (in.op == Ops::LOAD && vz.thread_vec[ii]) {  // one vec4 read for the 4 lanes
       DType it = p.regs[size_t(in.a)];
-      o << ind << vec4_type(p.bufs[size_t(in.imm)].dtype) << " L" << ii << " = data" << in.imm << "[" << nm(in.a, 0) << " / "
-        << literal(Arg(int64_t(4)), it) << "];\n";
+      o << ind << vec4_type(p.bufs[size_t(in.imm)].dtype) << " L" << ii << " = "
+        << fetch4(in.imm, nm(in.a, 0), literal(Arg(int64_t(4)), it)) << ";\n";
     }
     for (int k = 0; k < lanes_of(in.out); k++) {
     std::string a = in.a >= 0 ? nm(in.a, k) : "", b = in.b >= 0 ? nm(in.b, k) : "", c = in.c >= 0 ? nm(in.c, k) : "";
@@ -452,7 +498,7 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
         int64_t n = p.bufs[size_t(in.imm)].numel;
         DType it = p.regs[size_t(in.a)];
         std::string idx = in.clamp ? "clamp(" + a + ", " + zero(it) + ", " + literal(Arg(std::max<int64_t>(n - 1, 0)), it) + ")" : a;
-        e = "data" + std::to_string(in.imm) + "[" + idx + "]";
+        e = fetch1(in.imm, idx, in.b >= 0 ? b : "");
         if (vz.thread_vec[ii]) e = "L" + std::to_string(ii) + kLane[k];
         else if (vz.loop_of[ii] >= 0) e = vec_name(ii, k) + kLane[loop_lane[size_t(vz.loop_of[ii])]];
         if (dt == dtypes::bool_) e = "(" + e + " != uint8_t(0))";
@@ -529,12 +575,18 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
     }
   }
   };
-  std::string first = per == 1 && nlanes == 1 ? "gidx" : "inv";
+  std::string first = per == 1 ? nlanes == 1 ? "gidx" : "inv" : nlanes == 1 ? "inv" : "inv0";
   o << "  uint " << first << " = ((gl_WorkGroupID.z * " << grid[1] << "u + gl_WorkGroupID.y) * " << grid[0]
     << "u + gl_WorkGroupID.x) * " << local << "u + gl_LocalInvocationID.x;\n";
-  if (nlanes == 4) {
+  if (nlanes == 4 && per == 1) {
     o << "  if (inv >= " << threads / 4 << "u) return;\n";
     emit(emit, 0, p.insts.size(), "  ");
+  } else if (nlanes == 4) {
+    o << "  for (uint k = 0u; k < " << per << "u; k++) {\n";
+    o << "    uint inv = inv0 + k * " << invocations << "u;\n";
+    o << "    if (inv >= " << threads / 4 << "u) break;\n";
+    emit(emit, 0, p.insts.size(), "    ");
+    o << "  }\n";
   } else {
     std::string ind = "  ";
     if (per > 1) {

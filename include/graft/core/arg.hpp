@@ -113,6 +113,9 @@ class Arg {
   // exact equality (identity of hash-consed nodes)
   bool operator==(const Arg& o) const {
     if (v_.index() != o.v_.index()) return false;
+    // perf: the interning compares of most nodes (no arg, or an int CONST) skip the visit
+    if (v_.index() == 0) return true;
+    if (const int64_t* a = std::get_if<int64_t>(&v_)) return *a == *std::get_if<int64_t>(&o.v_);
     return std::visit(
         [&](const auto& a) -> bool {
           using T = std::decay_t<decltype(a)>;
@@ -147,6 +150,8 @@ class Arg {
   size_t hash() const {
     size_t h = v_.index() * 0x9E3779B97F4A7C15ull;
     auto mix = [&](size_t x) { h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
+    if (v_.index() == 0) return h;  // perf: no arg / int CONST without the visit (same values as below)
+    if (const int64_t* a = std::get_if<int64_t>(&v_)) { mix(size_t(*a)); return h; }
     std::visit(
         [&](const auto& a) {
           using T = std::decay_t<decltype(a)>;

@@ -2,6 +2,8 @@
 // are int64 with saturating arithmetic, so weakint's +-2^799 becomes INT64_MIN/INT64_MAX. Float Binary ops are not
 // evaluated (NaN); their bounds are the dtype's (-inf, inf). Computed iteratively and cached per node.
 #pragma once
+#include <optional>
+
 #include "graft/core/uop.hpp"
 
 namespace graft {
@@ -30,6 +32,58 @@ inline Interval const_interval(const Arg& a, DType d) {
   return dtype_interval(d);
 }
 
+// interval of `a op b` for integer intervals under a non-float dtype (the int cases of tinygrad's _min_max);
+// nullopt: the op has no rule for these bounds (the caller falls back to the dtype's range). Also used by the
+// div/mod folding to bound candidate expressions without building them.
+inline std::optional<Interval> int_binary_interval(Ops op, DType dt, const Interval& a, const Interval& b) {
+  using enum Ops;
+  int64_t a0 = a.lo, a1 = a.hi, b0 = b.lo, b1 = b.hi;
+  auto minmax4 = [](int64_t w, int64_t x, int64_t y, int64_t z) {
+    return Interval::ints(std::min({w, x, y, z}), std::max({w, x, y, z}));
+  };
+  switch (op) {
+    case ADD: return Interval::ints(sat_add(a0, b0), sat_add(a1, b1));
+    case SUB: return Interval::ints(sat_sub(a0, b1), sat_sub(a1, b0));
+    case AND:
+      if (dtypes::is_int(dt) && b0 == b1 && b0 >= 0) return Interval::ints(0, a0 < 0 ? b1 : std::min(a1, b1));
+      if (dt == dtypes::bool_) return Interval::ints(a0 && b0, a1 && b1);
+      break;
+    case MUL: return minmax4(sat_mul(a0, b0), sat_mul(a0, b1), sat_mul(a1, b0), sat_mul(a1, b1));
+    case SHL: if (b0 == b1 && b0 >= 0 && b0 < 63) return Interval::ints(sat_mul(a0, int64_t(1) << b0), sat_mul(a1, int64_t(1) << b0)); break;
+    case SHR: if (b0 == b1 && b0 >= 0 && b0 < 64) return Interval::ints(a0 >> b0, a1 >> b0); break;
+    case CMOD:
+      if (b0 == b1 && b0 > 0) {
+        int64_t c = b0;
+        return Interval::ints(a0 > 0 ? 0 : (a0 > -c ? a0 : -(b1 - 1)), a1 < 0 ? 0 : (a1 < c ? a1 : c - 1));
+      }
+      if (b0 > 0) return a0 >= 0 ? Interval::ints(0, b1 - 1) : a1 <= 0 ? Interval::ints(-(b1 - 1), 0) : Interval::ints(-(b1 - 1), b1 - 1);
+      if (b1 < 0) return a0 >= 0 ? Interval::ints(0, -b0 - 1) : a1 <= 0 ? Interval::ints(-(-b0 - 1), 0) : Interval::ints(-(-b0 - 1), -b0 - 1);
+      break;
+    case CDIV:
+      if ((b0 > 0 && b1 > 0) || (b0 < 0 && b1 < 0)) return minmax4(cdiv(a0, b0), cdiv(a0, b1), cdiv(a1, b0), cdiv(a1, b1));
+      break;
+    case FLOORDIV:
+      if (a0 > a1) return Interval::ints(0, 0);
+      if ((b0 > 0 && b1 > 0) || (b0 < 0 && b1 < 0))
+        return minmax4(floordiv(a0, b0), floordiv(a0, b1), floordiv(a1, b0), floordiv(a1, b1));
+      break;
+    case FLOORMOD:
+      if (a0 > a1) return Interval::ints(0, 0);
+      if (b0 == b1 && b0 > 0) return floordiv(a0, b0) == floordiv(a1, b0) ? Interval::ints(floormod(a0, b0), floormod(a1, b0)) : Interval::ints(0, b0 - 1);
+      if (b0 == b1 && b0 < 0) return floordiv(a0, b0) == floordiv(a1, b0) ? Interval::ints(floormod(a0, b0), floormod(a1, b0)) : Interval::ints(b0 + 1, 0);
+      if (b0 > 0) return Interval::ints(0, b1 - 1);
+      if (b1 < 0) return Interval::ints(b0 + 1, 0);
+      break;
+    case XOR: if (b0 == -1 && b1 == -1) return Interval::ints(~a1, ~a0); break;
+    case MAX: return Interval::ints(std::max(a0, b0), std::max(a1, b1));
+    case CMPLT: return Interval::ints(a1 < b0, a0 < b1);
+    case CMPNE: return Interval::ints((a1 < b0) || (b1 < a0), !(a0 == a1 && a1 == b0 && b0 == b1));
+    case OR: if (dt == dtypes::bool_) return Interval::ints(a0 || b0, a1 || b1); break;
+    default: break;
+  }
+  return std::nullopt;
+}
+
 template <class Lookup> Interval compute_minmax(const UOp& u, const Lookup& mm) {
   using enum Ops;
   Ops op = u.op();
@@ -37,50 +91,7 @@ template <class Lookup> Interval compute_minmax(const UOp& u, const Lookup& mm) 
   if (GroupOp::Binary.has(op) && !dtypes::is_float(dt) && u.nsrc() == 2) {
     const Interval &a = mm(u.src(0)), &b = mm(u.src(1));
     if (!a.is_float && !b.is_float) {
-      int64_t a0 = a.lo, a1 = a.hi, b0 = b.lo, b1 = b.hi;
-      auto minmax4 = [](int64_t w, int64_t x, int64_t y, int64_t z) {
-        return Interval::ints(std::min({w, x, y, z}), std::max({w, x, y, z}));
-      };
-      switch (op) {
-        case ADD: return Interval::ints(sat_add(a0, b0), sat_add(a1, b1));
-        case SUB: return Interval::ints(sat_sub(a0, b1), sat_sub(a1, b0));
-        case AND:
-          if (dtypes::is_int(dt) && b0 == b1 && b0 >= 0) return Interval::ints(0, a0 < 0 ? b1 : std::min(a1, b1));
-          if (dt == dtypes::bool_) return Interval::ints(a0 && b0, a1 && b1);
-          break;
-        case MUL: return minmax4(sat_mul(a0, b0), sat_mul(a0, b1), sat_mul(a1, b0), sat_mul(a1, b1));
-        case SHL: if (b0 == b1 && b0 >= 0 && b0 < 63) return Interval::ints(sat_mul(a0, int64_t(1) << b0), sat_mul(a1, int64_t(1) << b0)); break;
-        case SHR: if (b0 == b1 && b0 >= 0 && b0 < 64) return Interval::ints(a0 >> b0, a1 >> b0); break;
-        case CMOD:
-          if (b0 == b1 && b0 > 0) {
-            int64_t c = b0;
-            return Interval::ints(a0 > 0 ? 0 : (a0 > -c ? a0 : -(b1 - 1)), a1 < 0 ? 0 : (a1 < c ? a1 : c - 1));
-          }
-          if (b0 > 0) return a0 >= 0 ? Interval::ints(0, b1 - 1) : a1 <= 0 ? Interval::ints(-(b1 - 1), 0) : Interval::ints(-(b1 - 1), b1 - 1);
-          if (b1 < 0) return a0 >= 0 ? Interval::ints(0, -b0 - 1) : a1 <= 0 ? Interval::ints(-(-b0 - 1), 0) : Interval::ints(-(-b0 - 1), -b0 - 1);
-          break;
-        case CDIV:
-          if ((b0 > 0 && b1 > 0) || (b0 < 0 && b1 < 0)) return minmax4(cdiv(a0, b0), cdiv(a0, b1), cdiv(a1, b0), cdiv(a1, b1));
-          break;
-        case FLOORDIV:
-          if (a0 > a1) return Interval::ints(0, 0);
-          if ((b0 > 0 && b1 > 0) || (b0 < 0 && b1 < 0))
-            return minmax4(floordiv(a0, b0), floordiv(a0, b1), floordiv(a1, b0), floordiv(a1, b1));
-          break;
-        case FLOORMOD:
-          if (a0 > a1) return Interval::ints(0, 0);
-          if (b0 == b1 && b0 > 0) return floordiv(a0, b0) == floordiv(a1, b0) ? Interval::ints(floormod(a0, b0), floormod(a1, b0)) : Interval::ints(0, b0 - 1);
-          if (b0 == b1 && b0 < 0) return floordiv(a0, b0) == floordiv(a1, b0) ? Interval::ints(floormod(a0, b0), floormod(a1, b0)) : Interval::ints(b0 + 1, 0);
-          if (b0 > 0) return Interval::ints(0, b1 - 1);
-          if (b1 < 0) return Interval::ints(b0 + 1, 0);
-          break;
-        case XOR: if (b0 == -1 && b1 == -1) return Interval::ints(~a1, ~a0); break;
-        case MAX: return Interval::ints(std::max(a0, b0), std::max(a1, b1));
-        case CMPLT: return Interval::ints(a1 < b0, a0 < b1);
-        case CMPNE: return Interval::ints((a1 < b0) || (b1 < a0), !(a0 == a1 && a1 == b0 && b0 == b1));
-        case OR: if (dt == dtypes::bool_) return Interval::ints(a0 || b0, a1 || b1); break;
-        default: break;
-      }
+      if (auto r = int_binary_interval(op, dt, a, b)) return *r;
     } else {  // mixed float operands under a non-float dtype (comparisons of floats)
       switch (op) {
         case CMPLT: return Interval::ints(a.dhi() < b.dlo(), a.dlo() < b.dhi());
@@ -155,8 +166,20 @@ inline const Interval& cached_minmax(const UOp& u) {
   bool children_ready = true;
   for (const UOp& s : u.src()) children_ready &= peek_minmax(s) != nullptr;
   if (children_ready) return store_minmax(u, compute_minmax(u, lookup));
-  for (const UOp& x : u.toposort([](const UOp& y) { return peek_minmax(y) == nullptr; }))
-    if (!peek_minmax(x)) store_minmax(x, compute_minmax(x, lookup));
+  // post-order over the nodes without bounds yet, on an explicit stack (perf: a toposort built a vector, a visited
+  // set and a std::function filter for every fresh candidate node of the div/mod folding). A node is expanded when
+  // first seen without bounds and computed when it comes back to the top with all sources ready.
+  thread_local std::vector<const UOp*> st;  // not reentrant: compute_minmax only reads the sources' bounds
+  st.clear();
+  st.push_back(&u);
+  while (!st.empty()) {
+    const UOp* x = st.back();
+    if (peek_minmax(*x)) { st.pop_back(); continue; }
+    bool ready = true;
+    for (const UOp& s : x->src())
+      if (!peek_minmax(s)) st.push_back(&s), ready = false;
+    if (ready) st.pop_back(), store_minmax(*x, compute_minmax(*x, lookup));
+  }
   return *peek_minmax(u);
 }
 

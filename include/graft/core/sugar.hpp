@@ -18,7 +18,7 @@ inline UOp lift(const UOp& u) { return u; }
 template <Scalar T> UOp lift(T v) { return scalar_const(v); }
 
 inline UOp promote_to(const UOp& t, DType out) {
-  if (t.is_invalid()) return t;
+  if (t.dtype() == out || t.is_invalid()) return t;  // perf: a weak CONST of dtype out would be looked up again
   if (dtypes::is_weak(t.dtype()) && t.op() == Ops::CONST) return UOp::const_(dtypes::weak(out), t.arg());
   return t.cast(out);
 }

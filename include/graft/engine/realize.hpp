@@ -57,7 +57,8 @@ inline rt::KernelSource render_for(const rt::Device& d, std::shared_ptr<const co
   k.num_buffers = uint32_t(ir->bufs.size());
   k.threads = ir->threads;
   if (is_vulkan(d)) {
-    codegen::GlslLaunch launch = codegen::glsl_launch(*ir, d.features().max_local_size);
+    auto* vd = dynamic_cast<const rt::VulkanDevice*>(&d);
+    codegen::GlslLaunch launch = codegen::glsl_launch(*ir, d.features().max_local_size, vd ? vd->max_texel_elements() : 0);
     k.local_size = launch.local;
     k.source = codegen::render_glsl(*ir, d.features(), launch);
     k.threads = ir->threads > 0 ? launch.invocations : 0;
@@ -171,7 +172,8 @@ struct RunStats {
   std::vector<double> kernel_seconds;
 };
 
-// Run a schedule; returns host storage for each output (nullptr where the output already was a buffer).
+// Run a schedule; returns host storage for each output (nullptr where the output already was a buffer), then for
+// each buffer of s.writes.
 template <class = void>
 std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr<rt::Device> dev, RunStats* stats = nullptr) {
   static std::mutex run_mu;  // one schedule at a time per process: devices batch their launches
@@ -200,9 +202,10 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
   // buffers: inputs (host data) copied in; the rest allocated, intermediates pooled after their last use
   std::unordered_map<UOp, std::shared_ptr<rt::Buffer>> bufs;
   std::unordered_map<UOp, size_t> last_use;
-  UOpSet outputs;
+  UOpSet outputs;  // buffers whose bytes go back to the host: never pooled
   for (const UOp& o : s.outputs)
     if (o) outputs.insert(underlying_buffer(o));
+  for (const UOp& w : s.writes) outputs.insert(w);
   for (size_t i = 0; i < s.size(); i++)
     for (const UOp& a : s[i].args()) last_use[underlying_buffer(a)] = i;
   BufferPool pool(*dev);
@@ -232,14 +235,16 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
   }
   dev->synchronize();
 
+  // outputs, then written buffers of the tensor graphs: bytes copied into the buffer node's host storage (in place
+  // when it has some, so every tensor reading the buffer sees the write)
   std::vector<std::shared_ptr<HostStorage>> result;
-  for (const UOp& o : s.outputs) {
-    if (!o) { result.push_back(nullptr); continue; }
-    UOp b = underlying_buffer(o);
-    auto st = make_host_storage(prod(b.shape()), b.dtype());
+  auto copy_back = [&](const UOp& b) {
+    auto st = attach_host_storage(b);
     if (!st->bytes.empty()) buffer_of(b)->copy_out(st->bytes.data(), st->bytes.size());
-    result.push_back(std::move(st));
-  }
+    return st;
+  };
+  for (const UOp& o : s.outputs) result.push_back(o ? copy_back(underlying_buffer(o)) : nullptr);
+  for (const UOp& w : s.writes) result.push_back(copy_back(w));
   for (auto& [b, buf] : bufs) pool.put(std::move(buf));  // back to the device's cache with the pool
   bufs.clear();
   std::vector<double> times = dev->last_kernel_times();
@@ -252,14 +257,50 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
 
 }  // namespace engine
 
-// realize several tensors with one schedule (so shared work runs once); `device` as engine::device()
+namespace detail {
+// a tensor graph with every AFTER replaced by the buffer view it wraps (what the graph reads once the writes ran)
+inline UOp resolve_afters(const UOp& u, std::unordered_map<const UOpNode*, UOp>& memo) {
+  if (!u.slice_ops().has(Ops::AFTER)) return u;
+  if (auto it = memo.find(u.node()); it != memo.end()) return it->second;
+  UOp r;
+  if (u.op() == Ops::AFTER) {
+    r = resolve_afters(u.src(0), memo);
+  } else {
+    std::vector<UOp> ns;
+    for (const UOp& x : u.src()) ns.push_back(resolve_afters(x, memo));
+    r = u.with_src(ns);
+  }
+  return memo.emplace(u.node(), r).first->second;
+}
+
+// Run the schedule of `ts` and re-point every live tensor at the results (tinygrad's becomes_map): every assign
+// (AFTER) that ran becomes the buffer view it wrote, and (when `repoint_outputs`) each realized graph becomes its
+// buffer. Returns each tensor's host storage (nullptr where it is a view of a buffer).
+inline std::vector<std::shared_ptr<HostStorage>> realize_impl(const std::vector<Tensor>& in, const std::string& device,
+                                                              bool repoint_outputs) {
+  Schedule s = schedule(in);
+  auto res = engine::run(s, engine::device(device));
+  std::unordered_map<UOp, UOp> becomes;
+  std::unordered_map<const UOpNode*, UOp> memo;
+  Tensor::Deps deps(res.begin() + long(in.size()), res.end());
+  for (const Tensor& t : in)
+    if (t.uop().slice_ops().has(Ops::AFTER))
+      for (const UOp& u : t.uop().toposort())
+        if (u.op() == Ops::AFTER) becomes.emplace(u, resolve_afters(u, memo));
+  for (size_t i = 0; i < in.size() && repoint_outputs; i++)
+    if (res[i]) becomes[in[i].uop()] = Tensor(res[i]->buffer).reshape(in[i].shape()).uop(), deps.push_back(res[i]);
+  apply_map_to_tensors(becomes, deps);
+  res.resize(in.size());
+  return res;
+}
+}  // namespace detail
+
+// Realize several tensors with one schedule (so shared work runs once); `device` as engine::device(). Afterwards
+// every live tensor reads the results instead of recomputing them, and sees every assign that ran.
 inline void realize(std::vector<Tensor*> ts, const std::string& device = "") {
   std::vector<Tensor> in;
   for (Tensor* t : ts) in.push_back(*t);
-  Schedule s = schedule(in);
-  auto res = engine::run(s, engine::device(device));
-  for (size_t i = 0; i < ts.size(); i++)
-    if (res[i]) *ts[i] = Tensor(res[i]->buffer, {res[i]}).reshape(ts[i]->shape());
+  detail::realize_impl(in, device, true);
 }
 
 inline Tensor& Tensor::realize(const std::string& device) {
@@ -269,10 +310,15 @@ inline Tensor& Tensor::realize(const std::string& device) {
 }
 
 template <class T> std::vector<T> Tensor::to_vector(const std::string& device) const {
-  Tensor t = *this;
-  t.realize(device);
-  UOp b = t.realized_buffer();
-  auto st = b ? host_storage(b) : nullptr;
+  // read like numpy(): pending assigns run, but this tensor is not re-pointed at a copy of itself
+  auto stored = [](const Tensor& t) -> std::shared_ptr<const HostStorage> {
+    UOp b = t.realized_buffer();
+    return b ? host_storage(b) : nullptr;
+  };
+  std::shared_ptr<const HostStorage> st = stored(*this);
+  if (!st) st = detail::realize_impl({*this}, device, false).at(0);
+  if (!st) st = stored(*this);  // it was a view of assigned buffers: the assigns ran
+  if (!st) st = detail::realize_impl({Tensor(UOp::make(Ops::CONTIGUOUS, dtype(), {uop_}), deps_)}, device, false).at(0);
   if (!st) throw Error("to_vector: the realized tensor has no host data");
   std::vector<T> r(size_t(st->numel));
   for (int64_t i = 0; i < st->numel; i++) {

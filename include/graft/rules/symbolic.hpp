@@ -32,6 +32,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -148,14 +149,15 @@ inline std::optional<Arg> const_arg(const UOp& u) {
 inline UOp fold_const_alu(const UOp& a) {
   if (a.op() == Ops::THREEFRY) return UOp();
   if (!a.src_ops().subset_of(OpSet{Ops::CONST, Ops::CAST})) return UOp();  // perf: tried on every ALU node
-  std::vector<Arg> vals;
-  vals.reserve(a.nsrc());
-  for (const UOp& s : a.src()) {
-    auto c = const_arg(s);
+  if (a.nsrc() > 3) return UOp();  // ALU ops have at most 3 sources
+  std::array<Arg, 3> vals;  // perf: on the stack (constant folding runs on every all-constant ALU node)
+  for (size_t i = 0; i < a.nsrc(); i++) {
+    if (a.src(i).op() == Ops::CONST) { vals[i] = a.src(i).arg(); continue; }
+    auto c = const_arg(a.src(i));
     if (!c) return UOp();
-    vals.push_back(std::move(*c));
+    vals[i] = std::move(*c);
   }
-  auto r = exec_alu(a.op(), a.dtype(), vals);
+  auto r = exec_alu(a.op(), a.dtype(), std::span<const Arg>(vals.data(), a.nsrc()));
   if (!r) return UOp();
   return a.const_like(*r);
 }
@@ -181,6 +183,52 @@ inline std::vector<UOp> split_uop(const UOp& u, Ops sep) {
     }
   }
   return out;
+}
+
+// A vector with inline room for N elements (perf: the div/mod folding splits small sums on every call; a heap
+// vector per split dominated its cost).
+template <class T, size_t N> class SmallVec {
+ public:
+  SmallVec() = default;
+  SmallVec(const SmallVec&) = delete;
+  SmallVec& operator=(const SmallVec&) = delete;
+  void push_back(const T& v) {
+    if (n_ < N) { buf_[n_++] = v; return; }
+    if (n_ == N) heap_.assign(buf_, buf_ + N);
+    heap_.push_back(v), n_++;
+  }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const T* data() const { return n_ <= N ? buf_ : heap_.data(); }
+  T* data() { return n_ <= N ? buf_ : heap_.data(); }
+  const T& operator[](size_t i) const { return data()[i]; }
+  T& operator[](size_t i) { return data()[i]; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + n_; }
+  operator std::span<const T>() const { return {data(), n_}; }
+
+ private:
+  T buf_[N]{};
+  std::vector<T> heap_;
+  size_t n_ = 0;
+};
+using Terms = SmallVec<UOp, 8>;
+
+// split_uop into a SmallVec (same order as split_uop)
+inline void split_into(const UOp& u, Ops sep, Terms& out) {
+  if (u.op() != sep) { out.push_back(u); return; }
+  thread_local std::vector<const UOp*> st;  // iterative: sums can be arbitrarily deep; not reentrant (no callbacks)
+  st.clear();
+  st.push_back(&u);
+  while (!st.empty()) {
+    const UOp* x = st.back();
+    st.pop_back();
+    if (x->op() == sep) {
+      for (size_t i = x->nsrc(); i-- > 0;) st.push_back(&x->src(i));
+    } else {
+      out.push_back(*x);
+    }
+  }
 }
 
 // pop_const: (x, c) for x op c with a CONST second source, else (self, identity)
@@ -230,6 +278,20 @@ inline UOp divides(const UOp& u, int64_t v) {
       if (u.arg().is_param() && u.arg().param().multiple_of % v == 0) return floordiv(u, v);
       return UOp();
     default: return UOp();
+  }
+}
+
+// divisible(v): whether divides(v) succeeds, without building the quotient (perf: a failed divides() of an ADD
+// builds the quotient of its first source before failing on the second)
+inline bool divisible(const UOp& u, int64_t v) {
+  if (v == 1) return true;
+  if (v == 0) return false;
+  switch (u.op()) {
+    case Ops::CONST: return u.arg().is_number() && pfloormod(ival(u), v) == 0;
+    case Ops::ADD: return divisible(u.src(0), v) && divisible(u.src(1), v);
+    case Ops::MUL: return divisible(u.src(0), v) || divisible(u.src(1), v);
+    case Ops::PARAM: case Ops::BUFFER: return u.arg().is_param() && u.arg().param().multiple_of % v == 0;
+    default: return false;
   }
 }
 
@@ -309,6 +371,7 @@ inline UOp uop_gcd(std::span<const UOp> uops) {
 inline int arg_cmp(const Arg& a, const Arg& b);
 inline int num_cmp(double x, double y) { return x < y ? -1 : y < x ? 1 : 0; }
 inline int arg_cmp(const Arg& a, const Arg& b) {
+  if (a.value().index() == 0 && b.value().index() == 0) return 0;  // perf: two ALU nodes (no arg), the common case
   if (a.is_number() && b.is_number()) {
     if (a.is<double>() || b.is<double>()) return num_cmp(a.as_double(), b.as_double());
     int64_t x = a.as_int(), y = b.as_int();
@@ -453,8 +516,9 @@ inline UOp fold_where_closure(const UOp& cond, const UOp& t, const UOp& f) {
 
 // ---- lt folding / simplex -----------------------------------------------------------------------------------------
 inline UOp lt_folding(const UOp& x, int64_t c) {
-  std::vector<UOp> p, np;
-  for (const UOp& u : split_uop(x, Ops::ADD)) (const_factor(u) == 1 ? p : np).push_back(u);
+  Terms terms, p, np;  // perf: no heap vectors (tried on every weakint `x < c`)
+  split_into(x, Ops::ADD, terms);
+  for (const UOp& u : terms) (const_factor(u) == 1 ? p : np).push_back(u);
   if (np.empty()) return UOp();
   int64_t d = c;
   for (const UOp& u : np) d = pgcd(d, const_factor(u));
@@ -481,22 +545,63 @@ inline UOp canonicalize_simplex(const UOp& X) {
 // ---- fold_divmod_general (divandmod.py) -----------------------------------------------------------------------------
 template <class = void> UOp simplify_sym(const UOp& u);  // graph_rewrite(u, symbolic())
 
-template <class = void> UOp fold_divmod_general(const UOp& d) {
-  const bool is_mod = d.op() == Ops::FLOORMOD;
-  const UOp &x = d.src(0), &y = d.src(1);
+// bounds of the weakint node `a op b` as cached_minmax would compute them once it is built, without interning it
+inline detail::Interval weak_bounds(Ops op, const detail::Interval& a, const detail::Interval& b) {
+  if (!a.is_float && !b.is_float)
+    if (auto r = detail::int_binary_interval(op, dtypes::weakint, a, b)) return *r;
+  return detail::dtype_interval(dtypes::weakint);
+}
+inline detail::Interval binop_bounds(Ops op, const UOp& a, const UOp& b) {
+  return weak_bounds(op, detail::cached_minmax(a), detail::cached_minmax(b));
+}
+inline detail::Interval const_bounds(int64_t v) { return detail::Interval::ints(v, v); }
+
+// The additive decomposition of x that fold_divmod_general's const-divisor steps use: x = x_peeled + cst,
+// x_peeled = sum(uops_no_const), each u = factors[i] * terms[i] (terms only when `decomposed`). It depends only on x,
+// so nest_by_factor's nested calls on x//f reuse it instead of splitting and dividing again.
+struct DivmodTerms {
+  UOp x_peeled;
+  int64_t cst = 0;
+  Terms uops_no_const, terms;
+  SmallVec<int64_t, 8> factors;
+  bool decomposed = false;
+  explicit DivmodTerms(const UOp& x) {
+    std::tie(x_peeled, cst) = pop_const(x);
+    split_into(x_peeled, Ops::ADD, uops_no_const);
+  }
+  bool decompose() {  // false when some factor is 0 (a zero term, not a fixed point yet)
+    if (decomposed) return true;
+    for (const UOp& u : uops_no_const) {
+      int64_t f = const_factor(u);
+      UOp t = divides(u, f);
+      if (!t) return false;
+      terms.push_back(t), factors.push_back(f);
+    }
+    return decomposed = true;
+  }
+};
+
+// fold_divmod_general on `x op y` (op FLOORMOD when is_mod, else FLOORDIV). d is that node when the caller has it
+// (the rule), or empty for nest_by_factor's candidates x//f, which are never interned: their bounds come from x's
+// and f's. xt is x's decomposition, shared with the caller's.
+template <class = void> UOp fold_divmod(bool is_mod, const UOp& x, const UOp& y, const UOp& d, DivmodTerms& xt) {
   auto mk = [&](const UOp& a, const UOp& b) { return is_mod ? a % b : floordiv(a, b); };
   if (imin(y) == 0 && imax(y) == 0)
-    throw Error(std::string(is_mod ? "Mod" : "Division") + " by zero trying to rewrite " + std::string(op_name(d.op())) + " node");
-  // x//y is constant
-  UOp xdiv = floordiv(x, y);
-  if (imin(xdiv) == imax(xdiv) && imin(xdiv) != detail::kI64Min && imax(xdiv) != detail::kI64Max)
-    return is_mod ? x - y * imin(xdiv) : xdiv.const_like(imin(xdiv));
+    throw Error(std::string(is_mod ? "Mod" : "Division") + " by zero trying to rewrite " +
+                std::string(op_name(is_mod ? Ops::FLOORMOD : Ops::FLOORDIV)) + " node");
+  // x//y is constant (perf: with weakint operands the bounds of x//y follow from x's and y's, so it is not interned)
+  const bool weak = x.dtype() == dtypes::weakint && y.dtype() == dtypes::weakint;
+  const UOp xdiv = weak ? (is_mod || !d ? UOp() : d) : floordiv(x, y);
+  const detail::Interval qi = xdiv ? detail::cached_minmax(xdiv) : binop_bounds(Ops::FLOORDIV, x, y);
+  if (!qi.is_float && qi.lo == qi.hi && qi.lo != detail::kI64Min && qi.hi != detail::kI64Max)
+    return is_mod ? x - y * qi.lo : xdiv ? xdiv.const_like(qi.lo) : cint(qi.lo);
   // PARAM // c is irreducible
   if (x.op() == Ops::PARAM && is_c(y) && ival(y) != 0 && x.arg().is_param() && x.arg().param().multiple_of % ival(y) == 0)
-    return is_mod ? d.const_like(0) : UOp();
+    return is_mod ? (d ? d.const_like(0) : cint(0)) : UOp();
 
-  auto [x_peeled, cst] = pop_const(x);
-  std::vector<UOp> uops_no_const = split_uop(x_peeled, Ops::ADD);
+  const UOp& x_peeled = xt.x_peeled;
+  const int64_t cst = xt.cst;
+  const Terms& uops_no_const = xt.uops_no_const;
 
   if (is_c(y) && ival(y) > 0) {
     const int64_t c = ival(y);
@@ -507,48 +612,67 @@ template <class = void> UOp fold_divmod_general(const UOp& d) {
     }
     // remove_nested_mod: (a%4 + b)%2 -> (a+b)%2
     if (is_mod) {
-      std::vector<UOp> new_xs;
       bool changed = false;
-      for (const UOp& u : uops_no_const) {
-        if (u.op() == Ops::FLOORMOD && divides(u.src(1), c)) new_xs.push_back(u.src(0)), changed = true;
-        else new_xs.push_back(u);
+      for (const UOp& u : uops_no_const) changed |= u.op() == Ops::FLOORMOD && divisible(u.src(1), c);
+      if (changed) {
+        Terms new_xs;
+        for (const UOp& u : uops_no_const) new_xs.push_back(u.op() == Ops::FLOORMOD && divisible(u.src(1), c) ? u.src(0) : u);
+        return (usum(new_xs) + cst) % y;
       }
-      if (changed) return (usum(new_xs) + cst) % y;
     }
     // decomposition u = f * t
-    std::vector<UOp> terms;
-    std::vector<int64_t> factors;
-    for (const UOp& u : uops_no_const) {
-      int64_t f = const_factor(u);
-      UOp t = divides(u, f);
-      if (!t) return UOp();  // f == 0: a zero term (not a fixed point yet)
-      terms.push_back(t), factors.push_back(f);
-    }
-    // fold_divmod_congruence
-    std::vector<std::vector<int64_t>> rem_choices;
+    if (!xt.decompose()) return UOp();
+    const Terms& terms = xt.terms;
+    const auto& factors = xt.factors;
+    const size_t nt = terms.size();
+    // fold_divmod_congruence: each factor f becomes its remainder r = f%c or f%c-c (the closer to 0, both when tied
+    // or when there is one term); a choice whose remainder sum stays within one period of c gives the answer
+    SmallVec<std::array<int64_t, 2>, 8> rem_choices;
+    SmallVec<uint8_t, 8> nchoice, idx;
     size_t combos = 1;
     for (int64_t f : factors) {
       int64_t r = pfloormod(f, c);
-      if (r * 2 == c || terms.size() == 1) rem_choices.push_back({r, r - c});
-      else rem_choices.push_back({std::abs(r) <= std::abs(r - c) ? r : r - c});
-      combos *= rem_choices.back().size();
+      if (r * 2 == c || nt == 1) rem_choices.push_back({r, r - c}), nchoice.push_back(2);
+      else rem_choices.push_back({std::abs(r) <= std::abs(r - c) ? r : r - c, 0}), nchoice.push_back(1);
+      combos *= nchoice[nchoice.size() - 1];
+      idx.push_back(0);
     }
+    // perf: with weakint terms the bounds of `rem` follow from the terms' bounds (same left fold of ADDs as the built
+    // expression), so a candidate is only built when it is the answer
+    bool weak_terms = weak;
+    for (const UOp& t : terms) weak_terms &= t.dtype() == dtypes::weakint;
     if (combos <= 4096) {
-      std::vector<size_t> idx(terms.size(), 0);
-      for (size_t n = 0; n < combos; n++) {
+      auto build_rem = [&] {
         UOp rem;
-        for (size_t i = 0; i < terms.size(); i++) {
+        for (size_t i = 0; i < nt; i++) {
           int64_t r = rem_choices[i][idx[i]];
           if (r == 0) continue;
           UOp t = terms[i] * r;
           rem = rem ? rem + t : t;
         }
-        rem = rem ? rem + pfloormod(cst, c) : cint(pfloormod(cst, c));
-        int64_t lo = imin(rem), hi = imax(rem);
+        return rem ? rem + pfloormod(cst, c) : cint(pfloormod(cst, c));
+      };
+      for (size_t n = 0; n < combos; n++) {
+        int64_t lo, hi;
+        UOp rem;
+        if (weak_terms) {
+          std::optional<detail::Interval> acc;
+          for (size_t i = 0; i < nt; i++) {
+            int64_t r = rem_choices[i][idx[i]];
+            if (r == 0) continue;
+            detail::Interval t = weak_bounds(Ops::MUL, detail::cached_minmax(terms[i]), const_bounds(r));
+            acc = acc ? weak_bounds(Ops::ADD, *acc, t) : t;
+          }
+          detail::Interval ri = acc ? weak_bounds(Ops::ADD, *acc, const_bounds(pfloormod(cst, c))) : const_bounds(pfloormod(cst, c));
+          lo = ri.lo, hi = ri.hi;
+        } else {
+          rem = build_rem();
+          lo = imin(rem), hi = imax(rem);
+        }
         if (lo != detail::kI64Min && hi != detail::kI64Max && pfloordiv(lo, c) == pfloordiv(hi, c)) {
-          if (is_mod) return rem - pfloordiv(lo, c) * c;
+          if (is_mod) return (rem ? rem : build_rem()) - pfloordiv(lo, c) * c;
           UOp out;
-          for (size_t i = 0; i < terms.size(); i++) {
+          for (size_t i = 0; i < nt; i++) {
             int64_t k = (factors[i] - rem_choices[i][idx[i]]) / c;
             if (k == 0) continue;
             UOp t = terms[i] * k;
@@ -557,8 +681,8 @@ template <class = void> UOp fold_divmod_general(const UOp& d) {
           int64_t tail = pfloordiv(cst, c) + pfloordiv(lo, c);
           return out ? out + tail : cint(tail);
         }
-        for (size_t i = terms.size(); i-- > 0;) {  // odometer, last term fastest (itertools.product)
-          if (++idx[i] < rem_choices[i].size()) break;
+        for (size_t i = nt; i-- > 0;) {  // odometer, last term fastest (itertools.product)
+          if (++idx[i] < nchoice[i]) break;
           idx[i] = 0;
         }
       }
@@ -576,19 +700,19 @@ template <class = void> UOp fold_divmod_general(const UOp& d) {
         }
       }
     }
-    // nest_by_factor
-    std::vector<int64_t> divs;
+    // nest_by_factor: x//c -> (x//f)//(c/f) for the factors f dividing c; the candidate with the fewest nodes wins
+    SmallVec<int64_t, 8> divs;
     for (size_t i = 0; i < uops_no_const.size(); i++) {
       int64_t af = std::abs(factors[i]);
       if (uops_no_const[i].op() != Ops::CONST && 1 < af && af < c && c % af == 0 &&
           std::find(divs.begin(), divs.end(), af) == divs.end())
         divs.push_back(af);
     }
-    std::sort(divs.begin(), divs.end());
+    std::sort(divs.data(), divs.data() + divs.size());
     UOp best;
     size_t best_n = SIZE_MAX;
     for (int64_t dv : divs) {
-      UOp newxs = fold_divmod_general(floordiv(x, dv));
+      UOp newxs = fold_divmod(false, x, cint(dv), UOp(), xt);  // fold_divmod_general(x // dv)
       if (!newxs) continue;
       if (!is_mod) {
         UOp r = floordiv(newxs, c / dv);
@@ -596,7 +720,7 @@ template <class = void> UOp fold_divmod_general(const UOp& d) {
         if (n < best_n) best = r, best_n = n;
       } else if (imin(x) >= 0 && imin(newxs) >= 0) {
         UOp b;
-        for (size_t i = 0; i < terms.size(); i++)
+        for (size_t i = 0; i < nt; i++)
           if (int64_t fm = pfloormod(factors[i], dv)) { UOp t = terms[i] * fm; b = b ? b + t : t; }
         if (pfloormod(cst, dv)) b = b ? b + pfloormod(cst, dv) : cint(pfloormod(cst, dv));
         if (!b) b = x.const_like(0);
@@ -611,11 +735,24 @@ template <class = void> UOp fold_divmod_general(const UOp& d) {
   }
 
   // ** variable denominator / fallback rules **
-  std::vector<UOp> all_uops = split_uop(x, Ops::ADD);
-  std::vector<UOp> gargs = all_uops;
-  gargs.push_back(y);
-  UOp gcd = simplify_sym(uop_gcd(gargs));
-  if (!(is_c(gcd) && ival(gcd) == 1)) {
+  // split_uop(x, ADD) is x_peeled's terms plus the popped CONST
+  Terms all_uops;
+  for (const UOp& u : uops_no_const) all_uops.push_back(u);
+  if (!(x_peeled == x)) all_uops.push_back(x.src(1));
+  UOp gcd;
+  if (weak && is_c(y) && all_uops[0].dtype() == dtypes::weakint) {
+    // perf: a CONST divisor splits into the single factor CONST 1, so the common MUL factors are at most {1} and
+    // simplify(UOp.gcd(...)) is the CONST gcd of the const factors; computed without building the product
+    int64_t g = pgcd(ival(y), 0);
+    for (const UOp& u : all_uops) g = pgcd(g, const_factor(u));
+    if (g != 1) gcd = y.const_like(g);
+  } else {
+    std::vector<UOp> gargs(all_uops.begin(), all_uops.end());
+    gargs.push_back(y);
+    gcd = simplify_sym(uop_gcd(gargs));
+    if (is_c(gcd) && ival(gcd) == 1) gcd = UOp();
+  }
+  if (gcd) {
     if (is_c(gcd) && ival(gcd) == 0) return UOp();
     UOp xe = divide_exact(x, gcd), ye = divide_exact(y, gcd);
     if (xe && ye) {
@@ -626,13 +763,15 @@ template <class = void> UOp fold_divmod_general(const UOp& d) {
   }
   // factor_remainder: (d*x+y)//d -> x+y//d
   if (imin(y) < 0 || imin(x) < 0) return UOp();
-  std::vector<UOp> quo, rem;
-  for (const UOp& u : all_uops) {
-    if (UOp q = divide_exact(u, y)) { quo.push_back(q); continue; }
+  Terms quo, rem;
+  for (size_t i = 0; i < all_uops.size(); i++) {
+    const UOp& u = all_uops[i];
+    if (UOp q = (is_c(y) && u != y && !divisible(u, ival(y))) ? UOp() : divide_exact(u, y)) { quo.push_back(q); continue; }
     if (is_c(y)) {
       int64_t cf = const_factor(u), yv = ival(y);
       if (pfloormod(cf, yv) != cf) {
-        UOp t = divides(u, cf);
+        // divides(u, cf) is the decomposition's term when there is one
+        UOp t = xt.decomposed && i < xt.terms.size() ? xt.terms[i] : divides(u, cf);
         if (t) {
           rem.push_back(t * pfloormod(cf, yv));
           quo.push_back(is_mod ? u.const_like(0) : t * pfloordiv(cf, yv));
@@ -646,6 +785,11 @@ template <class = void> UOp fold_divmod_general(const UOp& d) {
   UOp new_x = rem.empty() ? x.const_like(0) : usum(rem) + 0;
   if (imin(new_x) < 0) return UOp();
   return is_mod ? new_x % y : floordiv(new_x, y) + usum(quo);
+}
+
+template <class = void> UOp fold_divmod_general(const UOp& d) {
+  DivmodTerms xt(d.src(0));
+  return fold_divmod(d.op() == Ops::FLOORMOD, d.src(0), d.src(1), d, xt);
 }
 
 }  // namespace sym_detail

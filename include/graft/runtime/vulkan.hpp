@@ -4,6 +4,8 @@
 //  - one VkDevice, one compute queue, one command buffer that collects a *batch* of launches; synchronize() submits
 //    it with a fence, waits, reads the timestamps and resets the command/descriptor/query pools for the next batch;
 //  - every dispatch is followed by a compute->compute memory barrier, so launches in a batch see each other's writes;
+//  - bindings are storage buffers, or uniform texel buffers (RGBA32 views, made once per buffer) where the SPIR-V
+//    declares a samplerBuffer (spirv_bindings); the GLSL renderer reads read-only buffers that way;
 //  - buffers are persistently mapped device memory when the device shares memory with the host (lavapipe,
 //    integrated GPUs); otherwise device-local memory, copied through a staging buffer;
 //  - Buffer and Program hold a shared_ptr to the internal Context, so they may outlive the VulkanDevice object;
@@ -16,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "graft/runtime/device.hpp"
@@ -30,6 +33,9 @@ struct Options {
   std::string library = "libvulkan.so.1";
   int device_index = -1;          // index into vkEnumeratePhysicalDevices; -1: $GRAFT_VULKAN_DEVICE, else best type
   bool force_staging = false;     // use device-local memory + staging copies even where mapped memory would do
+  // allow uniform texel buffers (read-only bindings a shader declares as samplerBuffer; see spirv_bindings);
+  // $GRAFT_VULKAN_TEXEL_BUFFERS=0 turns them off too (then max_texel_elements() is 0 and the renderer keeps SSBOs)
+  bool texel_buffers = true;
   SpirvCompiler* spirv = nullptr;  // GLSL compiler and cache (must outlive the device); nullptr: shared()
 };
 
@@ -41,7 +47,8 @@ struct BufferObj {
   VkBuffer buf = VK_NULL_HANDLE;
   VkDeviceMemory mem = VK_NULL_HANDLE;
   void* mapped = nullptr;  // non-null when host-visible
-  VkDeviceSize size = 0;   // allocated bytes (>= 4)
+  VkDeviceSize size = 0;   // allocated bytes (a multiple of 16, >= 16)
+  VkBufferView views[3] = {};  // RGBA32 texel views (SFLOAT, SINT, UINT), made at first use; guarded by Context::mu
   explicit BufferObj(Context* c) : ctx(c) {}
   ~BufferObj();
 };
@@ -52,9 +59,54 @@ struct PipelineObj {
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
   VkPipeline pipeline = VK_NULL_HANDLE;
+  std::vector<int> texel;  // per binding: -1 storage buffer, else the RGBA32 view (index into BufferObj::views)
   explicit PipelineObj(Context* c) : ctx(c) {}
   ~PipelineObj();
 };
+
+// Descriptor kinds of bindings 0..n-1 (set 0) read from SPIR-V: -1 for a storage buffer, v >= 0 for a uniform texel
+// buffer (`uniform samplerBuffer` / `isamplerBuffer` / `usamplerBuffer`) whose texels are RGBA32 of component type
+// v (0 float, 1 int, 2 uint), i.e. texelFetch(b, i) reads elements 4i..4i+3. lavapipe compiles every storage-buffer
+// access to a loop over the SIMD lanes with a bounds check per lane and component, but a texel fetch to a gather
+// (bench/README.md section 4), so the GLSL renderer reads read-only buffers through texel buffers.
+inline std::vector<int> spirv_bindings(const std::vector<uint32_t>& w, uint32_t n) {
+  std::vector<int> kind(n, -1);
+  std::unordered_map<uint32_t, uint32_t> binding, var_type, ptr_to, sampled_image, image_component, scalar_kind;
+  std::unordered_map<uint32_t, uint32_t> image_dim, image_sampled;
+  std::vector<uint32_t> vars;
+  for (size_t i = 5; i < w.size();) {
+    uint32_t len = w[i] >> 16, op = w[i] & 0xffff;
+    if (len == 0 || i + len > w.size()) throw Error("Vulkan: malformed SPIR-V");
+    const uint32_t* a = &w[i + 1];
+    switch (op) {
+      case 71: if (len >= 4 && a[1] == 33) binding[a[0]] = a[2]; break;                        // OpDecorate Binding
+      case 59: if (len >= 4 && a[2] == 0) var_type[a[1]] = a[0], vars.push_back(a[1]); break;  // OpVariable UniformConstant
+      case 32: if (len >= 4) ptr_to[a[0]] = a[2]; break;                                        // OpTypePointer
+      case 27: if (len >= 3) sampled_image[a[0]] = a[1]; break;                                 // OpTypeSampledImage
+      case 25: if (len >= 9) image_component[a[0]] = a[1], image_dim[a[0]] = a[2], image_sampled[a[0]] = a[6]; break;
+      case 22: scalar_kind[a[0]] = 0; break;                                                    // OpTypeFloat
+      case 21: if (len >= 4) scalar_kind[a[0]] = a[2] ? 1 : 2; break;                           // OpTypeInt
+      default: break;
+    }
+    i += len;
+  }
+  for (uint32_t v : vars) {
+    auto b = binding.find(v);
+    if (b == binding.end() || b->second >= n) continue;
+    uint32_t t = ptr_to.count(var_type[v]) ? ptr_to[var_type[v]] : 0;
+    bool sampled = sampled_image.count(t);
+    uint32_t img = sampled ? sampled_image[t] : t;
+    if (!image_dim.count(img)) continue;
+    if (image_dim[img] != 5 || !sampled)  // 5: Dim Buffer
+      throw Error("Vulkan: binding " + std::to_string(b->second) + " is an image or storage texel buffer (only storage "
+                  "buffers and uniform texel buffers are supported)");
+    kind[b->second] = int(scalar_kind.count(image_component[img]) ? scalar_kind[image_component[img]] : 0);
+  }
+  return kind;
+}
+
+inline constexpr VkFormat kTexelFormats[3] = {VK_FORMAT_R32G32B32A32_SFLOAT, VK_FORMAT_R32G32B32A32_SINT,
+                                              VK_FORMAT_R32G32B32A32_UINT};
 
 class Context {
  public:
@@ -70,6 +122,7 @@ class Context {
   DeviceFeatures features;
   std::string name;
   bool host_mapped = false;  // buffers live in DEVICE_LOCAL|HOST_VISIBLE|HOST_COHERENT memory
+  uint64_t max_texels = 0;   // maxTexelBufferElements when uniform texel buffers of kTexelFormats are usable, else 0
   SpirvCompiler* spirv = nullptr;
 
   // probe_only: stop after picking the physical device (VulkanDevice::available()).
@@ -79,6 +132,7 @@ class Context {
       pick_device(o.device_index);
       if (probe_only) return;
       create_device();
+      probe_texel_buffers(o);
       host_mapped = !o.force_staging && props.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU &&
                     find_memory_type(~0u, kMapped) >= 0;
       spirv = o.spirv ? o.spirv : &SpirvCompiler::shared();
@@ -108,11 +162,12 @@ class Context {
   // Buffer with memory of the first type that has all `want` flags (mapped if host-visible).
   std::shared_ptr<BufferObj> make_buffer(VkDeviceSize nbytes, VkMemoryPropertyFlags want) {
     auto b = std::make_shared<BufferObj>(this);
-    b->size = std::max<VkDeviceSize>(4, (nbytes + 3) & ~VkDeviceSize(3));  // zero-size buffers are invalid
+    // zero-size buffers are invalid; whole 16-byte texels so an RGBA32 view covers every byte
+    b->size = std::max<VkDeviceSize>(16, (nbytes + 15) & ~VkDeviceSize(15));
     auto bi = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
     bi.size = b->size;
     bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-               VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT | (max_texels ? VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT : 0);
     bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     check(api.vkCreateBuffer(device, &bi, nullptr, &b->buf), "vkCreateBuffer");
     VkMemoryRequirements req;
@@ -129,6 +184,21 @@ class Context {
     if (mem_props.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
       check(api.vkMapMemory(device, b->mem, 0, VK_WHOLE_SIZE, 0, &b->mapped), "vkMapMemory");
     return b;
+  }
+
+  // The RGBA32 texel view of component kind k (spirv_bindings) over the whole buffer, up to max_texels texels; with
+  // mu held. Views live as long as the buffer.
+  VkBufferView texel_view(BufferObj& b, int k) {
+    if (!b.views[k]) {
+      if (!max_texels) throw Error("Vulkan: a kernel reads a uniform texel buffer, which " + name + " does not support");
+      auto vi = make<VkBufferViewCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO);
+      vi.buffer = b.buf;
+      vi.format = kTexelFormats[k];
+      vi.offset = 0;
+      vi.range = std::min<VkDeviceSize>(b.size / 16, max_texels) * 16;
+      check(api.vkCreateBufferView(device, &vi, nullptr, &b.views[k]), "vkCreateBufferView");
+    }
+    return b.views[k];
   }
 
   // Staging copy (device-local buffers): buffer <-> staging in a one-off submit. Called with mu held, batch empty.
@@ -451,6 +521,17 @@ class Context {
     api.vkGetDeviceQueue(device, queue_family, 0, &queue);
   }
 
+  void probe_texel_buffers(const Options& o) {
+    const char* env = std::getenv("GRAFT_VULKAN_TEXEL_BUFFERS");
+    if (!o.texel_buffers || (env && std::string(env) == "0")) return;
+    for (VkFormat f : kTexelFormats) {
+      VkFormatProperties fp{};
+      api.vkGetPhysicalDeviceFormatProperties(phys, f, &fp);
+      if (!(fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT)) return;
+    }
+    max_texels = props.limits.maxTexelBufferElements;
+  }
+
   void create_batch_objects() {
     auto pc = make<VkPipelineCacheCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO);
     check(api.vkCreatePipelineCache(device, &pc, nullptr, &pipeline_cache_), "vkCreatePipelineCache");
@@ -470,11 +551,13 @@ class Context {
   }
 
   DescPool make_descriptor_pool(uint32_t descs) {
-    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descs};
+    // `descs` of each kind: a set takes n descriptors of the two kinds together, counted against descs_left
+    VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descs},
+                                     {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, descs}};
     auto ci = make<VkDescriptorPoolCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO);
     ci.maxSets = kPoolSets;
-    ci.poolSizeCount = 1;
-    ci.pPoolSizes = &size;
+    ci.poolSizeCount = max_texels ? 2 : 1;
+    ci.pPoolSizes = sizes;
     DescPool p{VK_NULL_HANDLE, descs, kPoolSets, descs};
     check(api.vkCreateDescriptorPool(device, &ci, nullptr, &p.pool), "vkCreateDescriptorPool");
     return p;
@@ -536,6 +619,8 @@ class Context {
 
 inline BufferObj::~BufferObj() {
   auto& api = ctx->api;
+  for (VkBufferView v : views)
+    if (v) api.vkDestroyBufferView(ctx->device, v, nullptr);
   if (mapped) api.vkUnmapMemory(ctx->device, mem);
   if (buf) api.vkDestroyBuffer(ctx->device, buf, nullptr);
   if (mem) api.vkFreeMemory(ctx->device, mem, nullptr);
@@ -606,16 +691,23 @@ class VulkanProgram final : public Program {
     c.begin_batch();
     VkDescriptorSet set = c.alloc_descriptor_set(obj_->set_layout, num_buffers_);
     std::vector<VkDescriptorBufferInfo> infos(vb.size());
+    std::vector<VkBufferView> views(vb.size());
     std::vector<VkWriteDescriptorSet> writes(vb.size());
     for (size_t i = 0; i < vb.size(); ++i) {
       auto& b = *vb[i]->obj();
-      infos[i] = {b.buf, 0, std::min<VkDeviceSize>(b.size, c.features.max_buffer_bytes)};
       writes[i] = make<VkWriteDescriptorSet>(VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET);
       writes[i].dstSet = set;
       writes[i].dstBinding = uint32_t(i);
       writes[i].descriptorCount = 1;
-      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[i].pBufferInfo = &infos[i];
+      if (int k = obj_->texel[i]; k >= 0) {
+        views[i] = c.texel_view(b, k);
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+        writes[i].pTexelBufferView = &views[i];
+      } else {
+        infos[i] = {b.buf, 0, std::min<VkDeviceSize>(b.size, c.features.max_buffer_bytes)};
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &infos[i];
+      }
       c.batch_buffers.push_back(vb[i]->obj());
     }
     if (!writes.empty()) api.vkUpdateDescriptorSets(c.device, uint32_t(writes.size()), writes.data(), 0, nullptr);
@@ -715,9 +807,15 @@ class VulkanDevice final : public Device {
     std::vector<uint32_t> words = c.spirv->compile(k.name, k.source);
 
     auto obj = std::make_shared<vk::PipelineObj>(ctx_.get());
+    obj->texel = vk::spirv_bindings(words, k.num_buffers);
     std::vector<VkDescriptorSetLayoutBinding> bindings(k.num_buffers);
-    for (uint32_t i = 0; i < k.num_buffers; ++i)
-      bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    for (uint32_t i = 0; i < k.num_buffers; ++i) {
+      if (obj->texel[i] >= 0 && !c.max_texels)
+        throw Error("Vulkan: kernel '" + k.name + "' reads binding " + std::to_string(i) +
+                    " as a uniform texel buffer, which is off or unsupported on " + c.name);
+      bindings[i] = {i, obj->texel[i] >= 0 ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                     VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    }
     auto dl = vk::make<VkDescriptorSetLayoutCreateInfo>(VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO);
     dl.bindingCount = k.num_buffers;
     dl.pBindings = bindings.data();
@@ -757,6 +855,10 @@ class VulkanDevice final : public Device {
     std::lock_guard lock(ctx_->mu);
     return ctx_->kernel_times;
   }
+
+  // Texels a uniform texel buffer view may hold (maxTexelBufferElements); 0 when texel buffers are off or unsupported.
+  // The GLSL renderer reads a read-only 4-byte buffer of up to 4 * this many elements through a texel buffer.
+  uint64_t max_texel_elements() const { return ctx_->max_texels; }
 
   // Buffers are mapped device memory (false: device-local memory with staging copies).
   bool host_mapped() const { return ctx_->host_mapped; }

@@ -77,7 +77,7 @@ inline void pin_new_objects(const std::vector<std::string>& before) {
   X(vkDestroyInstance) X(vkEnumeratePhysicalDevices) X(vkGetPhysicalDeviceProperties)                                 \
   X(vkGetPhysicalDeviceFeatures2) X(vkGetPhysicalDeviceQueueFamilyProperties)          \
   X(vkGetPhysicalDeviceMemoryProperties) X(vkEnumerateDeviceExtensionProperties) X(vkCreateDevice)                    \
-  X(vkGetDeviceProcAddr)
+  X(vkGetDeviceProcAddr) X(vkGetPhysicalDeviceFormatProperties)
 #define GRAFT_VK_DEVICE_FNS(X)                                                                                        \
   X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkDeviceWaitIdle) X(vkQueueSubmit) X(vkCreateBuffer) X(vkDestroyBuffer)    \
   X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory)           \
@@ -89,7 +89,7 @@ inline void pin_new_objects(const std::vector<std::string>& before) {
   X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdDispatch)      \
   X(vkCmdPipelineBarrier) X(vkCmdWriteTimestamp) X(vkCmdResetQueryPool) X(vkCmdCopyBuffer) X(vkCreateQueryPool)       \
   X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences)                \
-  X(vkResetFences)
+  X(vkResetFences) X(vkCreateBufferView) X(vkDestroyBufferView)
 
 // libvulkan.so.1, opened and closed with the object; load_* fill the function pointers.
 struct Api {

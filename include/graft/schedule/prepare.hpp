@@ -101,11 +101,67 @@ inline UOp prepare_graph(const UOp& sink) {
   });
 }
 
+// Store rules on the tensor graph (tinygrad rangeify.py "store rules"), one post-order pass before lowering:
+//   fix_store_hazard: a STORE whose value reads its own destination through a PERMUTE or FLIP (or through another
+//     SHRINK when the destination is shrunk) would read elements it already overwrote: the value is made contiguous;
+//   STORE(BITCAST(target), v) -> STORE(target, BITCAST(v));
+// and after lowering (dedup_stores):
+//   AFTER(AFTER(b, STORE(b, v)) = a1, STORE(a1, v)) -> a1 (the same store twice) and
+//   AFTER(b, STORE(b, AFTER(b, STORE(b, v)) = a1)) -> a1 (a buffer's own current contents stored back).
+inline UOp store_hazard_value(const UOp& target, const UOp& src) {
+  UOp base = target;
+  while (GroupOp::Movement.has(base.op())) base = base.src(0);
+  OpSet unsafe = OpSet{Ops::PERMUTE, Ops::FLIP} | (target.slice_ops().has(Ops::SHRINK) ? OpSet{Ops::SHRINK} : OpSet{});
+  std::unordered_map<const UOpNode*, bool> reaches;
+  bool hazard = false;
+  for (const UOp& x : src.toposort([](const UOp& u) { return u.op() != Ops::CONTIGUOUS; })) {
+    bool r = x == base;
+    for (const UOp& c : x.src())
+      if (auto it = reaches.find(c.node()); it != reaches.end()) r |= it->second;
+    reaches[x.node()] = r;
+    if (r && unsafe.has(x.op()) && !(x == target && x.op() == Ops::SHRINK)) hazard = true;
+  }
+  return hazard ? UOp::make(Ops::CONTIGUOUS, src.dtype(), {src}) : src;
+}
+
+inline UOp store_rules(const UOp& root) {
+  return map_graph(root, [](const UOp& x) -> UOp {
+    if (x.op() == Ops::STORE) {
+      UOp target = x.src(0), v = x.src(1);
+      if (target.op() == Ops::BITCAST) v = UOp::make(Ops::BITCAST, target.src(0).dtype(), {v}), target = target.src(0);
+      v = store_hazard_value(target, v);
+      return target == x.src(0) && v == x.src(1) ? x : make_store(target, v);
+    }
+    return x;
+  });
+}
+
+// after lowering (CONTIGUOUS of a buffer state is that state): a store repeated, or a buffer stored back into itself
+inline UOp dedup_stores(const UOp& root) {
+  auto bare = [](UOp u) {  // lowering moved RESHAPEs above AFTERs: compare buffer views without them
+    while (u.op() == Ops::RESHAPE) u = u.src(0);
+    return u;
+  };
+  auto same = [&](const UOp& a, const UOp& b) { return bare(a) == bare(b); };
+  auto is_store_after = [&](const UOp& a) {  // AFTER(b, STORE(b, v))
+    return a.op() == Ops::AFTER && a.src().size() == 2 && a.src(1).op() == Ops::STORE && same(a.src(1).src(0), a.src(0));
+  };
+  return map_graph(root, [&](const UOp& x) -> UOp {
+    if (x.op() != Ops::AFTER || x.src().size() != 2 || x.src(1).op() != Ops::STORE) return x;
+    UOp a1 = bare(x.src(0)), st = x.src(1);
+    // AFTER(a1 = AFTER(b, STORE(b, v)), STORE(a1, v)) -> a1
+    if (is_store_after(a1) && same(st.src(0), a1) && a1.src(1).src(1) == st.src(1)) return x.src(0);
+    // AFTER(b, STORE(b, a1 = AFTER(b, STORE(b, v)))) -> a1
+    UOp v = bare(st.src(1));
+    if (same(st.src(0), x.src(0)) && is_store_after(v) && same(v.src(0), x.src(0))) return st.src(1);
+    return x;
+  });
+}
+
 // transform_to_call-lite + prepare: the tensor graphs of `outs` -> SINK(AFTER(buf, STORE(...)), ...). Outputs that
 // already are buffers add nothing; `out_bufs` gets each output's storage (nullptr handle when it was a buffer).
 inline UOp prepare(const std::vector<UOp>& outs, std::vector<UOp>* out_bufs = nullptr) {
   std::vector<UOp> stores;
-  std::unordered_map<UOp, UOp> lowered;
   auto lower = [&](const UOp& root) {
     return map_graph(root, [&](const UOp& x) -> UOp {
       if (x.op() == Ops::DETACH || x.op() == Ops::CONTIGUOUS_BACKWARD) return x.src(0);
@@ -130,20 +186,29 @@ inline UOp prepare(const std::vector<UOp>& outs, std::vector<UOp>* out_bufs = nu
         return r;
       }
       if (x.op() == Ops::CONTIGUOUS) {
-        if (is_realized_tensor(x.src(0))) return x.src(0);
+        if (has_buffer_identity(x.src(0))) return x.src(0);  // a buffer (or its state after assigns) already is one
         return reshape_to(store_to_new_buffer(x.src(0)), x.shape());
       }
       return x;
     });
   };
-  for (const UOp& o : outs) {
-    UOp v = lower(o);
+  // one pass over all outputs, so a CONTIGUOUS they share becomes one buffer
+  UOp all = dedup_stores(lower(store_rules(UOp::sink(outs))));
+  for (const UOp& v : all.src()) {
     if (is_realized_tensor(v)) {
       if (out_bufs) out_bufs->push_back(UOp());
       continue;
     }
     UOp base = v;
     while (base.op() == Ops::RESHAPE) base = base.src(0);
+    // a view (movement ops) of an assigned buffer: the assign is what runs; the tensor stays a view of the buffer
+    UOp vb = v;
+    while (GroupOp::Movement.has(vb.op())) vb = vb.src(0);
+    if (!(vb == base) && vb.op() == Ops::AFTER && has_buffer_identity(vb)) {
+      if (out_bufs) out_bufs->push_back(UOp());
+      stores.push_back(vb);
+      continue;
+    }
     UOp after = base.op() == Ops::AFTER && has_buffer_identity(base) && graft::prod(v.shape()) == graft::prod(base.shape())
                     ? base : store_to_new_buffer(v);
     if (out_bufs) out_bufs->push_back(after.src(0));

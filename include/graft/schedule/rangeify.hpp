@@ -41,7 +41,8 @@ inline UOp make_stage(const UOp& x, const Arg& opts, std::span<const UOp> rngs =
 }
 
 // ---- consumer counting + STAGE insertion ------------------------------------------------------------------------
-inline UOp add_stages(const UOp& tsink) {
+// `persistent`: the buffers of the tensor graphs (tinygrad's PARAM destinations: assign targets)
+inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
   std::vector<UOp> topo = tsink.toposort();
   // device: a BUFFER/PARAM with a device somewhere below (CONST-only graphs have none)
   std::unordered_map<UOp, std::string> device;
@@ -52,12 +53,51 @@ inline UOp add_stages(const UOp& tsink) {
       if (d.empty()) d = device[s];
     device[u] = d;
   }
+  // force_stage (seed): two stores into existing buffers that each read the other's destination (a swap) cannot be
+  // ordered; the second one's value, when it reduces, is computed into its own buffer first (never removed again)
+  UOpSet force_stage;
+  {
+    auto dest = [](UOp u) {
+      while (u.op() == Ops::AFTER || GroupOp::Movement.has(u.op())) u = u.src(0);
+      return u;
+    };
+    std::unordered_map<const UOpNode*, std::vector<const UOpNode*>> reads;  // node -> buffers it reads (sorted)
+    for (const UOp& u : topo) {
+      std::vector<const UOpNode*> r;
+      UOp b = dest(u);
+      if ((b.op() == Ops::BUFFER || b.op() == Ops::PARAM) && (u.op() == Ops::AFTER || u.op() == Ops::RESHAPE || u == b)) r = {b.node()};
+      else
+        for (const UOp& x : u.src()) {
+          const auto& xr = reads[x.node()];
+          std::vector<const UOpNode*> m;
+          std::set_union(r.begin(), r.end(), xr.begin(), xr.end(), std::back_inserter(m));
+          r = std::move(m);
+        }
+      reads[u.node()] = std::move(r);
+    }
+    std::vector<UOp> stores;
+    for (const UOp& u : topo)
+      if (u.op() == Ops::STORE) stores.push_back(u);
+    std::vector<UOp> param_writes;
+    for (const UOp& st : stores)
+      if (persistent.contains(dest(st.src(0)))) param_writes.push_back(st);
+    if (param_writes.size() == 2) {
+      const UOp &si = param_writes[0], &sj = param_writes[1];
+      const UOpNode *di = dest(si.src(0)).node(), *dj = dest(sj.src(0)).node();
+      auto reads_of = [&](const UOp& v, const UOpNode* b) { const auto& r = reads[v.node()]; return std::binary_search(r.begin(), r.end(), b); };
+      if (sj.src(1).slice_ops().has(Ops::REDUCE) && di != dj && reads_of(sj.src(1), di) && reads_of(si.src(1), dj))
+        force_stage.insert(sj.src(1));
+    }
+  }
   std::unordered_map<UOp, UOp> realize;
   std::unordered_map<UOp, int64_t> consumes{{tsink, 0}};
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     const UOp& u = *it;
     int64_t& c = consumes[u];
-    if ((GroupOp::ALU.has(u.op()) || u.op() == Ops::REDUCE) && c > 1 && !device[u].empty()) {
+    if (force_stage.contains(u)) {
+      realize[u] = make_stage(u.rtag(1), stage_opts(device[u], false));
+      c = 1;
+    } else if ((GroupOp::ALU.has(u.op()) || u.op() == Ops::REDUCE) && c > 1 && !device[u].empty()) {
       realize[u] = make_stage(u.rtag(1), stage_opts(device[u]));
       c = 1;
     }

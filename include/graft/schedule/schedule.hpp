@@ -7,6 +7,9 @@
 #include "graft/schedule/rangeify.hpp"
 #include "graft/schedule/split.hpp"
 
+#include <algorithm>
+#include <queue>
+
 namespace graft {
 
 struct Kernel {
@@ -19,6 +22,7 @@ struct Schedule {
   std::vector<Kernel> kernels;
   UOp graph;  // the kernel graph: SINK(AFTER(buf, CALL(...)), ...)
   std::vector<UOp> outputs;  // each output tensor's buffer (empty handle when it already was one)
+  std::vector<UOp> writes;   // buffers of the tensor graphs that kernels write (assign targets, Tensor::full buffers)
   size_t size() const { return kernels.size(); }
   const Kernel& operator[](size_t i) const { return kernels.at(i); }
   auto begin() const { return kernels.begin(); }
@@ -27,8 +31,9 @@ struct Schedule {
 
 namespace sched {
 // the tensor graph of SINK(AFTER...) -> kernel graph (tinygrad get_kernel_graph)
-template <class = void> UOp get_kernel_graph(const UOp& prepared) {
-  UOp t = add_stages(prepared);
+// `persistent`: the buffers of the tensor graphs (assign targets), for force_stage
+template <class = void> UOp get_kernel_graph(const UOp& prepared, const UOpSet& persistent = {}) {
+  UOp t = add_stages(prepared, persistent);
   RangeCtx rctx;
   t = rangeify(t, rctx);
   t = reduce_simplify(t, false);  // pre-fusion reduce simplify
@@ -37,6 +42,135 @@ template <class = void> UOp get_kernel_graph(const UOp& prepared) {
   t = remove_stage(t);
   t = reduce_simplify(t, true);  // size-1 ranges (incl. the new stores') fold away
   return split_kernels(t);
+}
+}  // namespace sched
+
+namespace sched {
+// The BUFFER below a buffer view (through RESHAPE, AFTER and the other movement ops), or a null handle.
+inline UOp buf_uop(UOp u) {
+  while (u.op() == Ops::AFTER || u.op() == Ops::BITCAST || GroupOp::Movement.has(u.op())) u = u.src(0);
+  return u.op() == Ops::BUFFER || u.op() == Ops::PARAM ? u : UOp();
+}
+
+// tinygrad _check_state_cycles (seed): every node carries the buffers it reads in their first (raw) state and the
+// buffers it reads after an assign that overwrote them without reading them; an ALU combining a raw read of B with
+// an overwritten B cannot be ordered (the raw read must run before the write, the other read after it).
+inline void check_state_cycles(const UOp& sink) {
+  using Set = std::vector<const UOpNode*>;  // sorted
+  auto unite = [](const Set& a, const Set& b) {
+    Set r;
+    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(r));
+    return r;
+  };
+  auto meets = [](const Set& a, const Set& b) {
+    for (size_t i = 0, j = 0; i < a.size() && j < b.size();)
+      if (a[i] == b[j]) return true;
+      else if (a[i] < b[j]) i++;
+      else j++;
+    return false;
+  };
+  auto has = [](const Set& a, const UOpNode* x) { return std::binary_search(a.begin(), a.end(), x); };
+  std::unordered_map<const UOpNode*, std::pair<Set, Set>> st;  // node -> (raw, assigned)
+  for (const UOp& u : sink.toposort()) {
+    std::pair<Set, Set> s;
+    if (u.op() == Ops::BUFFER) {
+      s.first = {u.node()};
+    } else if (u.op() == Ops::AFTER && buf_uop(u)) {
+      const UOpNode* key = buf_uop(u).node();
+      bool stores = false, self_update = false;
+      for (size_t i = 1; i < u.src().size(); i++) {
+        const UOp& x = u.src(i);
+        if (x.op() != Ops::STORE || !buf_uop(x.src(0)) || buf_uop(x.src(0)).node() != key) continue;
+        stores = true;
+        const auto& v = st.at(x.src(1).node());
+        self_update |= has(v.first, key) || has(v.second, key);
+      }
+      s = !stores || self_update ? st.at(u.src(0).node()) : std::pair<Set, Set>{{}, {key}};
+    } else {
+      for (const UOp& x : u.src()) {
+        const auto& v = st.at(x.node());
+        s.first = unite(s.first, v.first), s.second = unite(s.second, v.second);
+      }
+      if (u.op() == Ops::CONTIGUOUS) s.first.clear();  // a snapshot: its raw reads happen before any later write
+    }
+    if (GroupOp::ALU.has(u.op()))
+      for (size_t i = 0; i < u.src().size(); i++)
+        for (size_t j = i + 1; j < u.src().size(); j++) {
+          const auto &a = st.at(u.src(i).node()), &b = st.at(u.src(j).node());
+          if (meets(a.first, b.second) || meets(a.second, b.first))
+            throw Error("cycle detected while combining buffer states: " + std::string(op_name(u.op())) +
+                        " reads a buffer both before and after an assign to it");
+        }
+    st.emplace(u.node(), std::move(s));
+  }
+}
+
+// Kernel order (tinygrad create_schedule): a kernel runs after the kernels whose results it reads (the AFTER edges of
+// the kernel graph: RAW) and before any other kernel that overwrites a buffer state it reads (WAR); ties keep the
+// graph's order. A cycle (two kernels that each read what the other overwrites) is an error.
+inline std::vector<UOp> order_kernels(const UOp& graph) {
+  std::vector<UOp> calls;
+  std::unordered_map<const UOpNode*, size_t> id;
+  for (const UOp& u : graph.toposort())
+    if (u.op() == Ops::CALL) id.emplace(u.node(), calls.size()), calls.push_back(u);
+  size_t n = calls.size();
+  std::vector<std::vector<size_t>> succ(n);
+  std::vector<std::vector<uint64_t>> anc(n, std::vector<uint64_t>((n + 63) / 64, 0));
+  std::vector<size_t> indeg(n, 0);
+  auto edge = [&](size_t a, size_t b) { succ[a].push_back(b), indeg[b]++; };
+  std::unordered_map<const UOpNode*, std::vector<size_t>> writers;  // buffer -> kernels writing it
+  for (size_t k = 0; k < n; k++) {
+    // RAW: the CALLs reachable through the arguments' AFTER chains
+    std::vector<UOp> stack(calls[k].src().begin() + 1, calls[k].src().end());
+    UOpSet seen;
+    while (!stack.empty()) {
+      UOp u = stack.back();
+      stack.pop_back();
+      if (!seen.insert(u)) continue;
+      if (u.op() == Ops::CALL) {
+        size_t p = id.at(u.node());
+        edge(p, k);
+        anc[k][p / 64] |= uint64_t(1) << (p % 64);
+        for (size_t w = 0; w < anc[k].size(); w++) anc[k][w] |= anc[p][w];
+        continue;
+      }
+      for (const UOp& x : u.src()) stack.push_back(x);
+    }
+    if (calls[k].src().size() > 1)
+      if (UOp b = buf_uop(calls[k].src(1))) writers[b.node()].push_back(k);
+  }
+  // WAR: a kernel reading buffer B precedes every writer of B that is not already before it
+  for (size_t r = 0; r < n; r++)
+    for (size_t i = 2; i < calls[r].src().size(); i++) {
+      UOp b = buf_uop(calls[r].src(i));
+      if (!b) continue;
+      auto it = writers.find(b.node());
+      if (it == writers.end()) continue;
+      for (size_t w : it->second) {
+        if (w == r) continue;
+        bool before = (anc[r][w / 64] >> (w % 64)) & 1;
+        // r reads B as it was before any write, yet must run after w (it reads w's results through another buffer)
+        if (before && calls[r].src(i).op() == Ops::BUFFER)
+          throw Error("stale read in assign graph: a kernel reads a buffer as it was before an assign, but also needs a "
+                      "result computed after that assign (realize the early read first, or read it through .contiguous())");
+        if (!before) edge(r, w);
+      }
+    }
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<>> ready;
+  for (size_t k = 0; k < n; k++)
+    if (indeg[k] == 0) ready.push(k);
+  std::vector<UOp> order;
+  while (!ready.empty()) {
+    size_t k = ready.top();
+    ready.pop();
+    order.push_back(calls[k]);
+    for (size_t s : succ[k])
+      if (--indeg[s] == 0) ready.push(s);
+  }
+  if (order.size() != n)
+    throw Error("cycle detected in assign graph: " + std::to_string(n - order.size()) +
+                " kernels each read a buffer another one overwrites (realize them separately or add .contiguous())");
+  return order;
 }
 }  // namespace sched
 
@@ -60,13 +194,21 @@ template <class = void> Schedule schedule(const std::vector<Tensor>& tensors) {
     s.graph = UOp::sink({});
     return s;
   }
+  UOp big_sink = UOp::sink(outs);
+  sched::check_state_cycles(big_sink);
   std::vector<UOp> prepared_outputs;
   UOp prepared = sched::prepare(outs, &prepared_outputs);
   for (size_t i = 0; i < tensors.size(); i++)
     if (out_of[i] != SIZE_MAX) s.outputs[i] = prepared_outputs.at(out_of[i]);
-  s.graph = sched::get_kernel_graph(prepared);
-  for (const UOp& u : s.graph.toposort())
-    if (u.op() == Ops::CALL) s.kernels.push_back(Kernel{u});
+  UOpSet persistent, written;  // the buffers of the tensor graphs
+  for (const UOp& u : big_sink.toposort())
+    if (u.op() == Ops::BUFFER) persistent.insert(u);
+  s.graph = sched::get_kernel_graph(prepared, persistent);
+  for (const UOp& c : sched::order_kernels(s.graph)) s.kernels.push_back(Kernel{c});
+  // buffers of the tensor graphs that some kernel writes: their bytes go back to host storage
+  for (const Kernel& k : s.kernels)
+    if (k.call.src().size() > 1)
+      if (UOp b = sched::buf_uop(k.call.src(1)); b && persistent.contains(b) && written.insert(b)) s.writes.push_back(b);
   return s;
 }
 

@@ -129,6 +129,25 @@ inline std::shared_ptr<HostStorage> make_host_storage(int64_t numel, DType dt) {
   return s;
 }
 
+// The host data of an existing BUFFER node (a kernel wrote it: an assign target, a Tensor::full buffer): its live
+// storage, written in place so every tensor reading the buffer sees the new bytes, or fresh zero-filled storage.
+inline std::shared_ptr<HostStorage> attach_host_storage(const UOp& buffer) {
+  if (buffer.op() != Ops::BUFFER) throw Error("host storage: " + std::string(op_name(buffer.op())) + " is not a BUFFER");
+  auto& t = detail::StorageTable::get();
+  std::lock_guard<std::mutex> lk(t.mu);
+  if (auto it = t.map.find(buffer.node()); it != t.map.end())
+    if (auto live = it->second.lock()) return live;
+  DType dt = buffer.dtype();
+  detail::check_storable(dt);
+  auto s = std::make_shared<HostStorage>();
+  s->buffer = buffer;
+  s->dtype = dt;
+  s->numel = graft::prod(buffer.shape());
+  s->bytes.assign(size_t(s->numel) * size_t(dt.itemsize()), 0);
+  t.map[buffer.node()] = s;
+  return s;
+}
+
 // The host data of a BUFFER node, or nullptr.
 inline std::shared_ptr<const HostStorage> host_storage(const UOp& buffer) {
   auto& t = detail::StorageTable::get();

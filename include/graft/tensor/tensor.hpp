@@ -13,6 +13,7 @@
 #include <random>
 
 #include "graft/core/sugar.hpp"
+#include "graft/pattern/rewrite.hpp"
 #include "graft/tensor/reference.hpp"
 
 namespace graft {
@@ -37,14 +38,23 @@ inline int64_t ceildiv(int64_t a, int64_t b) { return -pyfloordiv(-a, b); }
 }  // namespace detail::tensor_
 
 class Tensor;
+void apply_map_to_tensors(const std::unordered_map<UOp, UOp>& map, const std::vector<std::shared_ptr<const HostStorage>>& deps);
 template <class T> concept TensorScalar = std::is_arithmetic_v<T>;
 
 class Tensor {
  public:
   using Deps = std::vector<std::shared_ptr<const HostStorage>>;
 
-  Tensor() = default;
-  explicit Tensor(UOp u, Deps deps = {}) : uop_(std::move(u)), deps_(std::move(deps)) {}
+  // Every Tensor is enrolled in a process-wide list so that an assign to a view, and realize, can re-point all live
+  // tensors at once (tinygrad _apply_map_to_tensors). Copies are separate tensors; neither list nor re-pointing is
+  // synchronized with other threads using the same tensors.
+  Tensor() { enroll(); }
+  explicit Tensor(UOp u, Deps deps = {}) : uop_(std::move(u)), deps_(std::move(deps)) { enroll(); }
+  Tensor(const Tensor& o) : uop_(o.uop_), deps_(o.deps_) { enroll(); }
+  Tensor(Tensor&& o) noexcept : uop_(std::move(o.uop_)), deps_(std::move(o.deps_)) { enroll(); }
+  Tensor& operator=(const Tensor&) = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
+  ~Tensor() { withdraw(); }
   Tensor(const std::vector<float>& data, Shape shape) : Tensor(from(data, std::move(shape))) {}
   // host data -> BUFFER (dtype defaults to T's)
   template <class T> static Tensor from(const std::vector<T>& data, Shape shape, std::optional<DType> dtype = {}) {
@@ -187,6 +197,46 @@ class Tensor {
     if (uop_.op() == Ops::CONTIGUOUS || !has_device() || has_buffer_identity()) return *this;
     return alu(Ops::CONTIGUOUS);
   }
+
+  // assign (tinygrad Tensor.assign): this tensor's storage receives x (broadcast to this shape; the dtype must match,
+  // a weak x is cast). Lazy: the write happens when something that reads it is realized. The target becomes
+  // AFTER(target, STORE(target, x)); when the target is a view (SHRINK, PERMUTE, BITCAST...) of a buffer, the write
+  // goes through to the buffer: every live tensor that reads the buffer node now reads it after the store.
+  Tensor& assign(const Tensor& x_in) {
+    if (dtypes::is_weak(dtype()))
+      throw Error("assign: the target has weak dtype dtypes." + std::string(dtype().py_name()) + "; cast it first");
+    if (uop_ == x_in.uop_) return *this;  // a self assign is a no-op
+    Tensor x = x_in;
+    if (x.shape() != shape()) {
+      try {
+        x = x.expand(shape());
+      } catch (const Error&) {
+        throw Error("assign: shape " + shape_str(x_in.shape()) + " does not broadcast to " + shape_str(shape()));
+      }
+    }
+    if (dtypes::is_weak(x.dtype())) x = x.cast(least_upper_dtype(dtype(), x.dtype()));
+    if (x.dtype() != dtype())
+      throw Error("assign dtype mismatch dtypes." + std::string(dtype().py_name()) + " != dtypes." + std::string(x.dtype().py_name()));
+    UOp store = UOp::make(Ops::STORE, dtypes::void_, {uop_, x.uop_});
+    Deps d = deps_;
+    merge(d, x.deps_);
+    static constexpr OpSet through = GroupOp::Movement | OpSet{Ops::BITCAST, Ops::DETACH};
+    UOp ib = uop_;
+    while (!is_buffer(ib, false) && through.has(ib.op())) ib = ib.src(0);
+    if (!(ib == uop_) && is_buffer(ib, true)) {
+      apply_map_to_tensors({{ib, UOp::make(Ops::AFTER, ib.dtype(), {ib, store})}}, d);
+    } else {
+      uop_ = UOp::make(Ops::AFTER, dtype(), {uop_, store});
+      deps_ = std::move(d);
+    }
+    return *this;
+  }
+  template <TensorScalar V> Tensor& assign(V v) { return assign(full(shape(), v, dtype(), false)); }
+  // in-place arithmetic is assign, as in tinygrad (`x += 1` writes x's buffer)
+  template <class V> Tensor& operator+=(const V& v) { return assign(add(as_operand(v))); }
+  template <class V> Tensor& operator-=(const V& v) { return assign(sub(as_operand(v))); }
+  template <class V> Tensor& operator*=(const V& v) { return assign(mul(as_operand(v))); }
+  template <class V> Tensor& operator/=(const V& v) { return assign(div(as_operand(v))); }
 
   // a weak scalar CONST tensor (python literal semantics)
   template <TensorScalar V> static Tensor scalar(V v) { return Tensor(detail::scalar_const(v)); }
@@ -534,9 +584,39 @@ class Tensor {
   }
 
  private:
-  UOp uop_;
-  Deps deps_;
+  // mutable: realize and view assigns re-point every live tensor (apply_map_to_tensors), const ones included
+  mutable UOp uop_;
+  mutable Deps deps_;
 
+  struct Live {
+    std::mutex mu;
+    std::unordered_set<Tensor*> all;
+    static Live& get() {
+      static Live* l = new Live();  // leaked on purpose: tensors may die during static destruction
+      return *l;
+    }
+  };
+  void enroll() {
+    Live& l = Live::get();
+    std::lock_guard<std::mutex> lk(l.mu);
+    l.all.insert(this);
+  }
+  void withdraw() noexcept {
+    Live& l = Live::get();
+    std::lock_guard<std::mutex> lk(l.mu);
+    l.all.erase(this);
+  }
+  friend void apply_map_to_tensors(const std::unordered_map<UOp, UOp>& map, const Deps& deps);
+
+  template <class V> static Tensor as_operand(const V& v) {
+    if constexpr (std::is_same_v<V, Tensor>) return v;
+    else return scalar(v);
+  }
+  // buffer identity: BUFFER/PARAM through RESHAPEs (and AFTERs when after_ok)
+  static bool is_buffer(UOp x, bool after_ok) {
+    while (x.op() == Ops::RESHAPE || (after_ok && x.op() == Ops::AFTER)) x = x.src(0);
+    return x.op() == Ops::BUFFER || x.op() == Ops::PARAM;
+  }
   static void merge(Deps& d, const Deps& o) {
     for (const auto& s : o)
       if (std::find(d.begin(), d.end(), s) == d.end()) d.push_back(s);
@@ -652,6 +732,23 @@ class Tensor {
     return cum.add(off).cast(dt);
   }
 };
+
+// Re-point every live tensor (tinygrad _apply_map_to_tensors): each occurrence of a key in its graph becomes the
+// value (replacements are not revisited, so a value may contain its key); tensors that changed also hold `deps`.
+inline void apply_map_to_tensors(const std::unordered_map<UOp, UOp>& map, const Tensor::Deps& deps) {
+  OpSet keys;
+  for (const auto& [k, v] : map) keys = keys | OpSet{k.op()};
+  if (keys.empty()) return;
+  Tensor::Live& l = Tensor::Live::get();
+  std::lock_guard<std::mutex> lk(l.mu);
+  for (Tensor* t : l.all) {
+    if (!t->uop_ || (t->uop_.slice_ops() & keys).empty()) continue;
+    UOp n = t->uop_.substitute(map, true);
+    if (n == t->uop_) continue;
+    t->uop_ = std::move(n);
+    Tensor::merge(t->deps_, deps);
+  }
+}
 
 // --- operators: Tensor op Tensor and Tensor op scalar (scalars are weak CONSTs) --------------------------------------
 namespace detail::tensor_ {
