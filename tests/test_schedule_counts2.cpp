@@ -395,7 +395,9 @@ TEST_CASE("schedule count: test_pad_reduce_unsafe_multiview_st") {
   Tensor sums = P.sum(1, true);
   P = P / sums;
   Tensor p = index0(P, 0).pad({{1, 0}}).repeat({2});
-  testing::check_schedule({p}, 4);
+  // tinygrad master: 4. graft: 3, because `ones(...).contiguous()` of a Tensor::full buffer is that buffer's state
+  // (CONTIGUOUS of a buffer after its store adds no copy), so the copy kernel of P disappears; nothing is recomputed
+  testing::check_schedule({p}, 3);
 }
 
 TEST_CASE("schedule count: test_late_fusion_simple") {
