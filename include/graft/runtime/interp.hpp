@@ -37,7 +37,8 @@ class InterpProgram : public Program {
       auto* b = dynamic_cast<InterpBuffer*>(bufs[i]);
       if (!b) throw Error("INTERP " + p.name + ": buffer " + std::to_string(i) + " is not an interpreter buffer");
       if (b->nbytes() < size_t(p.bufs[i].numel) * p.bufs[i].dtype.itemsize())
-        throw Error("INTERP " + p.name + ": buffer " + std::to_string(i) + " is too small");
+        throw Error("INTERP " + p.name + ": buffer " + std::to_string(i) + " is too small (" + std::to_string(b->nbytes()) +
+                    " bytes, the kernel reads " + std::to_string(size_t(p.bufs[i].numel) * p.bufs[i].dtype.itemsize()) + ")");
       data.push_back(b->data());
     }
     std::vector<double> r(p.regs.size(), 0.0);
