@@ -169,22 +169,6 @@ inline int64_t imin(const UOp& u) { return u.vmin().as_int(); }
 inline int64_t imax(const UOp& u) { return u.vmax().as_int(); }
 inline UOp cint(int64_t v) { return UOp::const_int(v); }
 
-// split_uop(sep): the leaves of a tree of `sep` nodes, left to right (iterative)
-inline std::vector<UOp> split_uop(const UOp& u, Ops sep) {
-  std::vector<UOp> out;
-  std::vector<const UOp*> st{&u};
-  while (!st.empty()) {
-    const UOp* x = st.back();
-    st.pop_back();
-    if (x->op() == sep) {
-      for (size_t i = x->nsrc(); i-- > 0;) st.push_back(&x->src(i));
-    } else {
-      out.push_back(*x);
-    }
-  }
-  return out;
-}
-
 // A vector with inline room for N elements (perf: the div/mod folding splits small sums on every call; a heap
 // vector per split dominated its cost).
 template <class T, size_t N> class SmallVec {
@@ -214,8 +198,8 @@ template <class T, size_t N> class SmallVec {
 };
 using Terms = SmallVec<UOp, 8>;
 
-// split_uop into a SmallVec (same order as split_uop)
-inline void split_into(const UOp& u, Ops sep, Terms& out) {
+// split_uop(sep): the leaves of a tree of `sep` nodes, left to right, appended to `out` (a std::vector or a SmallVec)
+template <class Out> void split_into(const UOp& u, Ops sep, Out& out) {
   if (u.op() != sep) { out.push_back(u); return; }
   thread_local std::vector<const UOp*> st;  // iterative: sums can be arbitrarily deep; not reentrant (no callbacks)
   st.clear();
@@ -229,6 +213,11 @@ inline void split_into(const UOp& u, Ops sep, Terms& out) {
       out.push_back(*x);
     }
   }
+}
+inline std::vector<UOp> split_uop(const UOp& u, Ops sep) {
+  std::vector<UOp> out;
+  split_into(u, sep, out);
+  return out;
 }
 
 // pop_const: (x, c) for x op c with a CONST second source, else (self, identity)

@@ -697,11 +697,7 @@ class Tensor {
       if (x.op() == Ops::BUFFER && x.arg().is_param() && !x.arg().param().device.empty()) return true;
     return false;
   }
-  bool has_buffer_identity() const {
-    UOp x = uop_;
-    while (x.op() == Ops::RESHAPE) x = x.src(0);
-    return x.op() == Ops::BUFFER || x.op() == Ops::PARAM;
-  }
+  bool has_buffer_identity() const { return is_buffer(uop_, false); }
   // _broadcasted: promote to least_upper_dtype, a weak CONST stays weak (re-made at weak(out) and expanded)
   std::pair<Tensor, Tensor> broadcasted(const Tensor& y, bool reverse) const {
     const Tensor &a = reverse ? y : *this, &b = reverse ? *this : y;
