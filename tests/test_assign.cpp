@@ -2,7 +2,7 @@
 // TestPartialAssignToSharedBuffer, TestAfterCachePatterns) and the assign cases of test/null/test_schedule.py.
 // Expected values are tinygrad's (eager semantics); kernel counts are tinygrad master's.
 // Not ported: JIT, Variables, multi-device/DISK/COPY, bitcast views (no Tensor::bitcast), half setitem, lists.
-// These run on the default device only: on the interpreter several fail with "buffer N is too small" (open bug).
+// The "numeric:" prefix runs them on every backend (default device, CPU, interpreter).
 #include <doctest/doctest.h>
 
 #include <graft/graft.hpp>
@@ -40,7 +40,7 @@ template <class T> std::vector<double> vals(const Tensor& t) {
 
 // --- TestAssign -------------------------------------------------------------------------------------------------
 
-TEST_CASE("assign: simple assignment keeps the buffer") {
+TEST_CASE("numeric: assign simple assignment keeps the buffer") {
   const int64_t N = 48;
   Tensor a = Tensor::arange(N * N).cast(dtypes::float32).reshape({N, N}).contiguous().realize();
   Tensor b = Tensor::arange(N * N).cast(dtypes::float32).reshape({N, N}).contiguous().realize();
@@ -54,7 +54,7 @@ TEST_CASE("assign: simple assignment keeps the buffer") {
   CHECK(testing::check_close(a, want));
 }
 
-TEST_CASE("assign: zeros good") {
+TEST_CASE("numeric: assign zeros good") {
   Tensor a = Tensor::zeros({10, 10}).contiguous();
   a.assign(Tensor::ones({10, 10}));
   Tensor b = Tensor::zeros({10, 10}).contiguous();
@@ -63,7 +63,7 @@ TEST_CASE("assign: zeros good") {
   CHECK(testing::check_close(a, std::vector<double>(100, 1.0)));
 }
 
-TEST_CASE("assign: slice") {
+TEST_CASE("numeric: assign slice") {
   Tensor X = ints({1, 2, 3, 4}).realize();
   Tensor xs = rows(X, 2, 4);
   xs.assign(xs + 1);
@@ -71,7 +71,7 @@ TEST_CASE("assign: slice") {
   CHECK(vals<int>(X) == std::vector<double>{1, 2, 4, 5});
 }
 
-TEST_CASE("assign: slice alt") {
+TEST_CASE("numeric: assign slice alt") {
   Tensor X = ints({1, 2, 3, 4}).realize();
   Tensor xs1 = rows(X, 1, 3), xs2 = rows(X, 2, 4);
   xs1.assign(xs2 + 1);  // reads X through another SHRINK: the value is made contiguous first
@@ -79,7 +79,7 @@ TEST_CASE("assign: slice alt") {
   CHECK(vals<int>(X) == std::vector<double>{1, 4, 5, 4});
 }
 
-TEST_CASE("assign: flip") {
+TEST_CASE("numeric: assign flip") {
   Tensor X = Tensor::arange(16).cast(dtypes::float32).contiguous().realize();
   Tensor xs = X.flip({0});
   xs.assign(xs + X);
@@ -89,7 +89,7 @@ TEST_CASE("assign: flip") {
   CHECK(testing::check_close(X, want));
 }
 
-TEST_CASE("assign: add in a loop") {
+TEST_CASE("numeric: assign add in a loop") {
   for (int T : {1, 2, 10}) {
     Tensor x = ints({0}).realize();
     UOp buf = x.realized_buffer();
@@ -100,7 +100,7 @@ TEST_CASE("assign: add in a loop") {
   }
 }
 
-TEST_CASE("assign: slice add in a loop") {
+TEST_CASE("numeric: assign slice add in a loop") {
   for (int T : {1, 2, 10, 40}) {
     Tensor x = ints({0, 0}).realize();
     UOp buf = x.realized_buffer();
@@ -114,7 +114,7 @@ TEST_CASE("assign: slice add in a loop") {
   }
 }
 
-TEST_CASE("assign: pending chain preserves intermediate reads") {
+TEST_CASE("numeric: assign pending chain preserves intermediate reads") {
   Tensor x = floats({0}).contiguous().realize();
   Tensor y0 = x + 0;
   x.assign(x + 1);
@@ -128,14 +128,14 @@ TEST_CASE("assign: pending chain preserves intermediate reads") {
   CHECK(x.to_vector()[0] == 3.0f);
 }
 
-TEST_CASE("assign: changes an alias") {
+TEST_CASE("numeric: assign changes an alias") {
   Tensor a = Tensor::ones({4}).contiguous().realize();
   Tensor& old_a = a;  // python `old_a = a` aliases the same tensor
   a.assign(Tensor::full({4}, 2.0).contiguous());
   CHECK(testing::check_close(a + old_a, std::vector<double>(4, 4.0)));
 }
 
-TEST_CASE("assign: to a copy leaves the original") {
+TEST_CASE("numeric: assign to a copy leaves the original") {
   Tensor a = Tensor::full({1}, 1, dtypes::int32).contiguous().realize();
   Tensor b = (a + 0).contiguous();  // clone
   b.assign(2);
@@ -144,7 +144,7 @@ TEST_CASE("assign: to a copy leaves the original") {
   CHECK(vals<int>(b) == std::vector<double>{2});
 }
 
-TEST_CASE("assign: diamond cycle is an error") {
+TEST_CASE("numeric: assign diamond cycle is an error") {
   auto diamond = [](bool value_contiguous, bool read_contiguous) {
     Tensor a = Tensor::ones({4}).contiguous().realize();
     Tensor times_a = a * 3;
@@ -157,7 +157,7 @@ TEST_CASE("assign: diamond cycle is an error") {
   CHECK_THROWS_WITH_AS(diamond(false, true), doctest::Contains("cycle"), Error);
 }
 
-TEST_CASE("assign: diamond possible") {
+TEST_CASE("numeric: assign diamond possible") {
   for (bool value_contiguous : {false, true})
     for (bool read_contiguous : {false, true}) {
       Tensor a = Tensor::ones({4}).contiguous().realize();
@@ -173,21 +173,21 @@ TEST_CASE("assign: diamond possible") {
     }
 }
 
-TEST_CASE("assign: diamond alt") {
+TEST_CASE("numeric: assign diamond alt") {
   Tensor a = Tensor::ones({4}).contiguous().realize();
   a.assign(Tensor::full({4}, 2.0).contiguous());
   Tensor times_a = a * 3;
   CHECK(testing::check_close(a + times_a, std::vector<double>(4, 8.0)));
 }
 
-TEST_CASE("assign: twice") {
+TEST_CASE("numeric: assign twice") {
   Tensor a = Tensor::ones({4}).contiguous().realize();
   a += 1;
   a += 1;
   CHECK(testing::check_close(a, std::vector<double>(4, 3.0)));
 }
 
-TEST_CASE("assign: crossover") {
+TEST_CASE("numeric: assign crossover") {
   Tensor a = Tensor::full({4}, 2).contiguous().realize();
   Tensor b = Tensor::full({4}, 3).contiguous().realize();
   a += b;
@@ -197,7 +197,7 @@ TEST_CASE("assign: crossover") {
   CHECK(vals<int>(b) == std::vector<double>(4, 8));
 }
 
-TEST_CASE("assign: double diamond") {
+TEST_CASE("numeric: assign double diamond") {
   Tensor a = Tensor::full({4}, 2).contiguous().realize();
   Tensor b = Tensor::full({4}, 3).contiguous().realize();
   Tensor a_prev = a * 4, b_prev = b + 3;
@@ -208,7 +208,7 @@ TEST_CASE("assign: double diamond") {
   CHECK(vals<int>(a) == std::vector<double>(4, 8));
 }
 
-TEST_CASE("assign: double diamond reduce") {
+TEST_CASE("numeric: assign double diamond reduce") {
   Tensor a0 = Tensor::full({16, 16}, 10).contiguous().realize();
   Tensor a1 = Tensor::full({16, 16}, 20).contiguous().realize();
   Tensor b0 = Tensor::full({16}, 1).contiguous().realize();
@@ -222,7 +222,7 @@ TEST_CASE("assign: double diamond reduce") {
   CHECK(vals<int>(b1) == std::vector<double>(16, 608));
 }
 
-TEST_CASE("assign: crossunder is a cycle") {
+TEST_CASE("numeric: assign crossunder is a cycle") {
   Tensor a = Tensor::full({4}, 2).contiguous().realize();
   Tensor b = Tensor::full({4}, 3).contiguous().realize();
   Tensor c = a + 9;
@@ -231,7 +231,7 @@ TEST_CASE("assign: crossunder is a cycle") {
   CHECK_THROWS_WITH_AS(realize({&a, &b}), doctest::Contains("cycle"), Error);
 }
 
-TEST_CASE("assign: after a permuted contiguous target") {
+TEST_CASE("numeric: assign after a permuted contiguous target") {
   // tinygrad builds t from an unrealized arange; graft realizes the arange first (an unrealized arange under an
   // assigned CONTIGUOUS target fails to lower: "INDEX into AFTER", see the issue note)
   Tensor src = Tensor::arange(16).contiguous().realize();
@@ -240,7 +240,7 @@ TEST_CASE("assign: after a permuted contiguous target") {
   CHECK(vals<int>(t) == std::vector<double>{100, 104, 108, 112, 101, 105, 109, 113, 102, 106, 110, 114, 103, 107, 111, 115});
 }
 
-TEST_CASE("assign: co-realize is order independent") {
+TEST_CASE("numeric: assign co-realize is order independent") {
   for (bool xy : {true, false}) {
     Tensor x = floats({1}).realize();
     Tensor y = x + 10;
@@ -253,7 +253,7 @@ TEST_CASE("assign: co-realize is order independent") {
   }
 }
 
-TEST_CASE("assign: contiguous value") {
+TEST_CASE("numeric: assign contiguous value") {
   for (bool permute : {false, true}) {
     Tensor b = Tensor::arange(16).reshape({4, 4}).contiguous().realize();
     Tensor a = Tensor::arange(16).reshape({4, 4}).contiguous().realize() + 1;
@@ -267,7 +267,7 @@ TEST_CASE("assign: contiguous value") {
   }
 }
 
-TEST_CASE("assign: permuted and flipped self reads") {
+TEST_CASE("numeric: assign permuted and flipped self reads") {
   const int64_t N = 24;
   auto base = [&] { return Tensor::arange(N * N).reshape({N, N}).contiguous().realize(); };
   auto want_of = [&](auto f) {
@@ -309,7 +309,7 @@ TEST_CASE("assign: permuted and flipped self reads") {
   }
 }
 
-TEST_CASE("assign: permuted reduceop child dual use") {
+TEST_CASE("numeric: assign permuted reduceop child dual use") {
   Tensor a = Tensor::arange(8 * 8 * 8).reshape({8, 8, 8}).contiguous().realize();
   Tensor b = Tensor::ones({8, 8}, dtypes::int32).contiguous().realize();
   Tensor r = a.sum(1);
@@ -325,7 +325,7 @@ TEST_CASE("assign: permuted reduceop child dual use") {
   CHECK(vals<int>(b) == want);
 }
 
-TEST_CASE("assign: masked views") {
+TEST_CASE("numeric: assign masked views") {
   SUBCASE("contiguous masked view: one kernel") {
     Tensor a = Tensor::ones({4, 4}).contiguous().realize();
     Tensor m = Tensor::full({4, 2}, true, dtypes::bool_, false).pad({{0, 0}, {0, 2}});
@@ -343,7 +343,7 @@ TEST_CASE("assign: masked views") {
   }
 }
 
-TEST_CASE("assign: overlapping shrinks") {
+TEST_CASE("numeric: assign overlapping shrinks") {
   const int64_t N = 4000, shift = 100;
   SUBCASE("forward") {
     Tensor a = Tensor::arange(N).cast(dtypes::float32).contiguous().realize();
@@ -371,7 +371,7 @@ TEST_CASE("assign: overlapping shrinks") {
   }
 }
 
-TEST_CASE("assign: dtype and shape rules") {
+TEST_CASE("numeric: assign dtype and shape rules") {
   Tensor a = Tensor::zeros({4}, dtypes::float32).contiguous().realize();
   CHECK_THROWS_WITH_AS(a.assign(ints({1, 2, 3, 4})), doctest::Contains("assign dtype mismatch"), Error);
   Tensor b = Tensor::zeros({1}, dtypes::float32).contiguous().realize();
@@ -388,7 +388,7 @@ TEST_CASE("assign: dtype and shape rules") {
   CHECK(testing::check_close(d, want));
 }
 
-TEST_CASE("assign: chained slices then read") {
+TEST_CASE("numeric: assign chained slices then read") {
   const int64_t D = 4, ctx = 8;
   Tensor c1 = Tensor::zeros({ctx, D}).contiguous().realize();
   Tensor c2 = Tensor::zeros({ctx, D}).contiguous().realize();
@@ -404,7 +404,7 @@ TEST_CASE("assign: chained slices then read") {
   CHECK(rows(c3, 0, 4).sum().to_vector()[0] == 112.0f);
 }
 
-TEST_CASE("assign: chained kernel count") {
+TEST_CASE("numeric: assign chained kernel count") {
   const int64_t D = 4, N = 5;
   std::vector<Tensor> caches;
   for (int i = 0; i < N; i++) caches.push_back(Tensor::zeros({8, D}).contiguous().realize());
@@ -418,7 +418,7 @@ TEST_CASE("assign: chained kernel count") {
   CHECK(testing::check_close(x, std::vector<double>(size_t(D), 10.0)));
 }
 
-TEST_CASE("assign: shared computation kernel count") {
+TEST_CASE("numeric: assign shared computation kernel count") {
   const int64_t D = 8, N = 6;
   std::vector<Tensor> caches, W;
   for (int i = 0; i < N; i++) {
@@ -440,7 +440,7 @@ TEST_CASE("assign: shared computation kernel count") {
   CHECK(testing::check_close(out, std::vector<double>(size_t(D), v * D * 0.01), 1e-4, 1e-6));
 }
 
-TEST_CASE("assign: twice from a constant") {
+TEST_CASE("numeric: assign twice from a constant") {
   Tensor a = Tensor::empty({2});
   a.assign(Tensor::full({2}, 1.0, {}, false));
   a.assign(Tensor::full({2}, 1.0, {}, false));
@@ -448,7 +448,7 @@ TEST_CASE("assign: twice from a constant") {
   CHECK(testing::check_close(a, {1, 1}));
 }
 
-TEST_CASE("assign: nested after contiguous store") {
+TEST_CASE("numeric: assign nested after contiguous store") {
   SUBCASE("with init") {
     Tensor base = Tensor::empty({3}, dtypes::int64);
     base.assign(Tensor::from(std::vector<int64_t>{1, 2, 3}, {3}));
@@ -470,7 +470,7 @@ TEST_CASE("assign: nested after contiguous store") {
 
 // --- TestAssignOrdering -------------------------------------------------------------------------------------------
 
-TEST_CASE("assign: overlapping slice assigns") {
+TEST_CASE("numeric: assign overlapping slice assigns") {
   Tensor buf = Tensor::zeros({8}).contiguous().realize();
   rows(buf, 0, 4).assign(Tensor::ones({4}));
   rows(buf, 2, 6).assign(Tensor::ones({4}) * 2);
@@ -481,7 +481,7 @@ TEST_CASE("assign: overlapping slice assigns") {
   CHECK(testing::check_close(rev, {1, 1, 1, 1, 2, 2, 0, 0}));
 }
 
-TEST_CASE("assign: read between writes") {
+TEST_CASE("numeric: assign read between writes") {
   Tensor buf = Tensor::zeros({4}).contiguous().realize();
   buf.assign(Tensor::ones({4}));
   Tensor r1 = buf.sum().realize();
@@ -491,7 +491,7 @@ TEST_CASE("assign: read between writes") {
   CHECK(r2.to_vector()[0] == 8.0f);
 }
 
-TEST_CASE("assign: write read write chain") {
+TEST_CASE("numeric: assign write read write chain") {
   Tensor buf = Tensor::zeros({4}).contiguous().realize();
   buf.assign(Tensor::ones({4}) * 3);
   Tensor mid = buf.sum();
@@ -503,7 +503,7 @@ TEST_CASE("assign: write read write chain") {
   CHECK(mid.realize().to_vector()[0] == 20.0f);
 }
 
-TEST_CASE("assign: slice read then full write") {
+TEST_CASE("numeric: assign slice read then full write") {
   Tensor buf = floats({1, 2, 3, 4}).contiguous().realize();
   Tensor partial = rows(buf, 0, 2).sum();
   buf.assign(Tensor::ones({4}) * 10);
@@ -512,7 +512,7 @@ TEST_CASE("assign: slice read then full write") {
   CHECK(full.realize().to_vector()[0] == 40.0f);
 }
 
-TEST_CASE("assign: slice write then full read and slice copies") {
+TEST_CASE("numeric: assign slice write then full read and slice copies") {
   Tensor buf = Tensor::zeros({4}, dtypes::int32).contiguous().realize();
   rows(buf, 1, 3).assign(ints({5, 6}));
   CHECK(vals<int>(buf) == std::vector<double>{0, 5, 6, 0});
@@ -521,7 +521,7 @@ TEST_CASE("assign: slice write then full read and slice copies") {
   CHECK(vals<int>(b2) == std::vector<double>{1, 2, 3, 4, 1, 2, 3, 4});
 }
 
-TEST_CASE("assign: swap slices with realized temporaries") {
+TEST_CASE("numeric: assign swap slices with realized temporaries") {
   Tensor buf = ints({1, 2, 3, 4, 5, 6, 7, 8}).contiguous().realize();
   Tensor left = rows(buf, 0, 4).contiguous().realize();
   Tensor right = rows(buf, 4, 8).contiguous().realize();
@@ -530,7 +530,7 @@ TEST_CASE("assign: swap slices with realized temporaries") {
   CHECK(vals<int>(buf) == std::vector<double>{5, 6, 7, 8, 1, 2, 3, 4});
 }
 
-TEST_CASE("assign: reductions after assigns") {
+TEST_CASE("numeric: assign reductions after assigns") {
   Tensor buf = Tensor::zeros({4, 4}).contiguous().realize();
   rows(buf, 0, 2).assign(Tensor::ones({2, 4}));
   CHECK(buf.sum().to_vector()[0] == 8.0f);
@@ -542,7 +542,7 @@ TEST_CASE("assign: reductions after assigns") {
   CHECK(total.to_vector()[0] == 120.0f);
 }
 
-TEST_CASE("assign: from self transformed and cross assigns") {
+TEST_CASE("numeric: assign from self transformed and cross assigns") {
   Tensor buf = ints({1, 2, 3, 4}).contiguous().realize();
   buf.assign((buf * 2).contiguous());
   CHECK(vals<int>(buf) == std::vector<double>{2, 4, 6, 8});
@@ -557,7 +557,7 @@ TEST_CASE("assign: from self transformed and cross assigns") {
   CHECK(vals<int>(b) == std::vector<double>{10, 40, 90, 160});
 }
 
-TEST_CASE("assign: three buffer chain") {
+TEST_CASE("numeric: assign three buffer chain") {
   Tensor a = Tensor::zeros({4}, dtypes::int32).contiguous().realize();
   Tensor b = ints({1, 2, 3, 4}).contiguous().realize();
   Tensor c = ints({10, 10, 10, 10}).contiguous().realize();
@@ -568,7 +568,7 @@ TEST_CASE("assign: three buffer chain") {
   CHECK(vals<int>(a) == std::vector<double>{11, 12, 13, 14});
 }
 
-TEST_CASE("assign: interleaved read patterns") {
+TEST_CASE("numeric: assign interleaved read patterns") {
   Tensor a = Tensor::zeros({4}, dtypes::int32).contiguous().realize();
   Tensor b = Tensor::zeros({4}, dtypes::int32).contiguous().realize();
   a.assign(ints({1, 2, 3, 4}));
@@ -579,7 +579,7 @@ TEST_CASE("assign: interleaved read patterns") {
   CHECK(vals<int>(b) == std::vector<double>{1, 2, 3, 4});
 }
 
-TEST_CASE("assign: optimizer bias correction steps") {
+TEST_CASE("numeric: assign optimizer bias correction steps") {
   Tensor b = floats({0.5f}).contiguous().realize();
   Tensor m = floats({0.0f}).contiguous().realize();
   Tensor p = floats({1.0f}).contiguous().realize();
@@ -596,7 +596,7 @@ TEST_CASE("assign: optimizer bias correction steps") {
   CHECK(p.to_vector()[0] == doctest::Approx(p_np).epsilon(1e-5));
 }
 
-TEST_CASE("assign: war reader already depends on write") {
+TEST_CASE("numeric: assign war reader already depends on write") {
   Tensor x = floats({1}).contiguous().realize();
   Tensor y = floats({2}).contiguous().realize();
   Tensor x_expr = x + 10;
@@ -619,7 +619,7 @@ TEST_CASE("assign: war reader already depends on write") {
   CHECK(z2.to_vector()[0] == 15.0f);
 }
 
-TEST_CASE("assign: several slices then read") {
+TEST_CASE("numeric: assign several slices then read") {
   Tensor buf = Tensor::zeros({4}).contiguous().realize();
   rows(buf, 0, 1).assign(Tensor::ones({1}));
   rows(buf, 1, 2).assign(Tensor::full({1}, 2.0));
@@ -629,7 +629,7 @@ TEST_CASE("assign: several slices then read") {
 
 // --- TestPartialAssignToSharedBuffer, TestAfterCachePatterns ----------------------------------------------------------
 
-TEST_CASE("assign: partial views of a shared buffer") {
+TEST_CASE("numeric: assign partial views of a shared buffer") {
   Tensor big = Tensor::zeros({100}).contiguous().realize();
   std::vector<Shape> shapes{{3, 4}, {4, 6}, {6, 4}, {2, 5}, {4, 3}};
   std::vector<Tensor> views;
@@ -648,7 +648,7 @@ TEST_CASE("assign: partial views of a shared buffer") {
   CHECK(testing::check_close(big, want));
 }
 
-TEST_CASE("assign: one AFTER with two stores") {
+TEST_CASE("numeric: assign one AFTER with two stores") {
   Tensor a = Tensor::zeros({10}).contiguous(), b = Tensor::zeros({10}).contiguous(), c = Tensor::ones({10}).contiguous();
   realize({&a, &b, &c});
   UOp a_store = UOp::make(Ops::STORE, dtypes::void_, {a.uop(), c.uop()});
@@ -661,7 +661,7 @@ TEST_CASE("assign: one AFTER with two stores") {
 
 // --- test_schedule.py assign cases -----------------------------------------------------------------------------------
 
-TEST_CASE("assign: kernel counts from test_schedule") {
+TEST_CASE("numeric: assign kernel counts from test_schedule") {
   SUBCASE("basic binop fusion assign") {
     Tensor a = Tensor::empty({10}), b = Tensor::empty({10}), c = Tensor::empty({10});
     Tensor e = Tensor::empty({10});

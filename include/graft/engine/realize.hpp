@@ -72,8 +72,12 @@ inline rt::KernelSource render_for(const rt::Device& d, std::shared_ptr<const co
 inline std::shared_ptr<rt::Program> compile_cached(rt::Device& d, const rt::KernelSource& k) {
   static std::mutex mu;
   static std::map<std::pair<const rt::Device*, std::string>, std::shared_ptr<rt::Program>> cache;
+  // the source alone is not the program: C and GLSL do not spell buffer sizes, the interpreter's IR checks them
+  std::string key_text = k.source;
+  if (k.program)
+    for (const codegen::BufferInfo& b : k.program->bufs) key_text += "\n" + std::to_string(b.numel);
   std::lock_guard<std::mutex> lk(mu);
-  auto key = std::make_pair(&d, k.source);
+  auto key = std::make_pair(&d, std::move(key_text));
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   std::shared_ptr<rt::Program> p = d.compile(k);
   cache.emplace(std::move(key), p);
