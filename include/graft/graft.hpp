@@ -21,3 +21,4 @@
 #include "graft/schedule/split.hpp"
 #include "graft/tensor/reference.hpp"
 #include "graft/tensor/tensor.hpp"
+#include "graft/separate_compilation.hpp"

@@ -85,10 +85,10 @@ inline std::shared_ptr<rt::Program> compile_cached(rt::Device& d, const rt::Kern
 }
 
 // the BUFFER node behind a kernel argument
-inline UOp underlying_buffer(UOp u) {
-  while (u.op() == Ops::AFTER || u.op() == Ops::RESHAPE) u = u.src(0);
-  if (u.op() != Ops::BUFFER) throw Error("realize: kernel argument is " + std::string(op_name(u.op())) + ", not a BUFFER");
-  return u;
+inline UOp underlying_buffer(const UOp& u) {
+  UOp b = sched::buf_uop(u);
+  if (!b || b.op() != Ops::BUFFER) throw Error("realize: kernel argument is " + std::string(op_name(u.op())) + ", not a view of a BUFFER");
+  return b;
 }
 
 using FreeBuffers = std::multimap<size_t, std::shared_ptr<rt::Buffer>>;
@@ -280,8 +280,9 @@ inline UOp resolve_afters(const UOp& u, std::unordered_map<const UOpNode*, UOp>&
 // Run the schedule of `ts` and re-point every live tensor at the results (tinygrad's becomes_map): every assign
 // (AFTER) that ran becomes the buffer view it wrote, and (when `repoint_outputs`) each realized graph becomes its
 // buffer. Returns each tensor's host storage (nullptr where it is a view of a buffer).
-inline std::vector<std::shared_ptr<HostStorage>> realize_impl(const std::vector<Tensor>& in, const std::string& device,
-                                                              bool repoint_outputs) {
+template <class = void>
+std::vector<std::shared_ptr<HostStorage>> realize_impl(const std::vector<Tensor>& in, const std::string& device,
+                                                       bool repoint_outputs) {
   Schedule s = schedule(in);
   auto res = engine::run(s, engine::device(device));
   std::unordered_map<UOp, UOp> becomes;

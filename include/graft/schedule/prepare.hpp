@@ -17,6 +17,13 @@
 
 namespace graft::sched {
 
+// The BUFFER (or PARAM) below a buffer view: through AFTER, BITCAST and the movement ops; a null handle otherwise.
+// (The scheduler's "which buffer does this read or write", and the engine's "which buffer is this kernel argument".)
+inline UOp buf_uop(UOp u) {
+  while (u.op() == Ops::AFTER || u.op() == Ops::BITCAST || GroupOp::Movement.has(u.op())) u = u.src(0);
+  return u.op() == Ops::BUFFER || u.op() == Ops::PARAM ? u : UOp();
+}
+
 // RESHAPE unless the shape is already right
 inline UOp reshape_to(const UOp& u, const Shape& s) {
   if (u.shape() == s) return u;

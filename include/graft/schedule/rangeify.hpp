@@ -57,15 +57,11 @@ inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
   // ordered; the second one's value, when it reduces, is computed into its own buffer first (never removed again)
   UOpSet force_stage;
   {
-    auto dest = [](UOp u) {
-      while (u.op() == Ops::AFTER || GroupOp::Movement.has(u.op())) u = u.src(0);
-      return u;
-    };
     std::unordered_map<const UOpNode*, std::vector<const UOpNode*>> reads;  // node -> buffers it reads (sorted)
     for (const UOp& u : topo) {
       std::vector<const UOpNode*> r;
-      UOp b = dest(u);
-      if ((b.op() == Ops::BUFFER || b.op() == Ops::PARAM) && (u.op() == Ops::AFTER || u.op() == Ops::RESHAPE || u == b)) r = {b.node()};
+      UOp b = buf_uop(u);
+      if (b && (u.op() == Ops::AFTER || u.op() == Ops::RESHAPE || u == b)) r = {b.node()};
       else
         for (const UOp& x : u.src()) {
           const auto& xr = reads[x.node()];
@@ -80,12 +76,12 @@ inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
       if (u.op() == Ops::STORE) stores.push_back(u);
     std::vector<UOp> param_writes;
     for (const UOp& st : stores)
-      if (persistent.contains(dest(st.src(0)))) param_writes.push_back(st);
+      if (UOp b = buf_uop(st.src(0)); b && persistent.contains(b)) param_writes.push_back(st);
     if (param_writes.size() == 2) {
       const UOp &si = param_writes[0], &sj = param_writes[1];
-      const UOpNode *di = dest(si.src(0)).node(), *dj = dest(sj.src(0)).node();
+      const UOpNode *di = buf_uop(si.src(0)).node(), *dj = buf_uop(sj.src(0)).node();
       auto reads_of = [&](const UOp& v, const UOpNode* b) { const auto& r = reads[v.node()]; return std::binary_search(r.begin(), r.end(), b); };
-      if (sj.src(1).slice_ops().has(Ops::REDUCE) && di != dj && reads_of(sj.src(1), di) && reads_of(si.src(1), dj))
+      if (sj.src(1).slice_ops().has(Ops::REDUCE) && di && di != dj && reads_of(sj.src(1), di) && reads_of(si.src(1), dj))
         force_stage.insert(sj.src(1));
     }
   }

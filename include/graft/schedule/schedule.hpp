@@ -46,11 +46,6 @@ template <class = void> UOp get_kernel_graph(const UOp& prepared, const UOpSet& 
 }  // namespace sched
 
 namespace sched {
-// The BUFFER below a buffer view (through RESHAPE, AFTER and the other movement ops), or a null handle.
-inline UOp buf_uop(UOp u) {
-  while (u.op() == Ops::AFTER || u.op() == Ops::BITCAST || GroupOp::Movement.has(u.op())) u = u.src(0);
-  return u.op() == Ops::BUFFER || u.op() == Ops::PARAM ? u : UOp();
-}
 
 // tinygrad _check_state_cycles (seed): every node carries the buffers it reads in their first (raw) state and the
 // buffers it reads after an assign that overwrote them without reading them; an ALU combining a raw read of B with
