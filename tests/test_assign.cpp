@@ -232,12 +232,25 @@ TEST_CASE("numeric: assign crossunder is a cycle") {
 }
 
 TEST_CASE("numeric: assign after a permuted contiguous target") {
-  // tinygrad builds t from an unrealized arange; graft realizes the arange first (an unrealized arange under an
-  // assigned CONTIGUOUS target fails to lower: "INDEX into AFTER", see the issue note)
-  Tensor src = Tensor::arange(16).contiguous().realize();
-  Tensor t = src.reshape({4, 4}).permute({1, 0}).contiguous();
+  std::vector<double> want{100, 104, 108, 112, 101, 105, 109, 113, 102, 106, 110, 114, 103, 107, 111, 115};
+  Tensor t = Tensor::arange(16).reshape({4, 4}).permute({1, 0}).contiguous();  // no buffer in it: stays lazy
   t.assign(t + 100);
-  CHECK(vals<int>(t) == std::vector<double>{100, 104, 108, 112, 101, 105, 109, 113, 102, 106, 110, 114, 103, 107, 111, 115});
+  CHECK(vals<int>(t) == want);
+  Tensor src = Tensor::arange(16).contiguous().realize();
+  Tensor u = src.reshape({4, 4}).permute({1, 0}).contiguous();
+  u.assign(u + 100);
+  CHECK(vals<int>(u) == want);
+  CHECK(vals<int>(src) == iota(16));  // the buffer u was copied from is not written
+}
+
+TEST_CASE("numeric: assign to an expression target gives it storage") {
+  Tensor a = floats({1, 2, 3}).realize();
+  Tensor t = a + 1;
+  t.assign(t * 2);
+  CHECK(testing::check_close(t, {4, 6, 8}));
+  CHECK(testing::check_close(a, {1, 2, 3}));
+  t += 1;
+  CHECK(testing::check_close(t, {5, 7, 9}));
 }
 
 TEST_CASE("numeric: assign co-realize is order independent") {

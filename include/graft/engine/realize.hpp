@@ -278,8 +278,9 @@ inline UOp resolve_afters(const UOp& u, std::unordered_map<const UOpNode*, UOp>&
 }
 
 // Run the schedule of `ts` and re-point every live tensor at the results (tinygrad's becomes_map): every assign
-// (AFTER) that ran becomes the buffer view it wrote, and (when `repoint_outputs`) each realized graph becomes its
-// buffer. Returns each tensor's host storage (nullptr where it is a view of a buffer).
+// (AFTER) into a buffer that ran becomes the buffer view it wrote (one into a CONTIGUOUS stays as it is: that
+// buffer was a temporary), and (when `repoint_outputs`) each realized graph becomes its buffer. Returns each
+// tensor's host storage (nullptr where it is a view of a buffer).
 template <class = void>
 std::vector<std::shared_ptr<HostStorage>> realize_impl(const std::vector<Tensor>& in, const std::string& device,
                                                        bool repoint_outputs) {
@@ -291,7 +292,7 @@ std::vector<std::shared_ptr<HostStorage>> realize_impl(const std::vector<Tensor>
   for (const Tensor& t : in)
     if (t.uop().slice_ops().has(Ops::AFTER))
       for (const UOp& u : t.uop().toposort())
-        if (u.op() == Ops::AFTER) becomes.emplace(u, resolve_afters(u, memo));
+        if (u.op() == Ops::AFTER && sched::buf_uop(u)) becomes.emplace(u, resolve_afters(u, memo));
   for (size_t i = 0; i < in.size() && repoint_outputs; i++)
     if (res[i]) becomes[in[i].uop()] = Tensor(res[i]->buffer).reshape(in[i].shape()).uop(), deps.push_back(res[i]);
   apply_map_to_tensors(becomes, deps);

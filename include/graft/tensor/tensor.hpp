@@ -226,6 +226,13 @@ class Tensor {
     if (!(ib == uop_) && is_buffer(ib, true)) {
       apply_map_to_tensors({{ib, UOp::make(Ops::AFTER, ib.dtype(), {ib, store})}}, d);
     } else {
+      // a target without storage of its own (an expression: Tensor::contiguous() keeps device-less graphs lazy, where
+      // tinygrad's would have made them a buffer) is given one, so the assigned value has somewhere to live
+      if (ib.op() != Ops::CONTIGUOUS && !is_buffer(ib, true)) {
+        UOp target = UOp::make(Ops::CONTIGUOUS, dtype(), {uop_});
+        store = UOp::make(Ops::STORE, dtypes::void_, {target, x.uop_});
+        uop_ = target;
+      }
       uop_ = UOp::make(Ops::AFTER, dtype(), {uop_, store});
       deps_ = std::move(d);
     }
