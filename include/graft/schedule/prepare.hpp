@@ -208,12 +208,13 @@ inline UOp prepare(const std::vector<UOp>& outs, std::vector<UOp>* out_bufs = nu
     }
     UOp base = v;
     while (base.op() == Ops::RESHAPE) base = base.src(0);
-    // a view (movement ops) of an assigned buffer: the assign is what runs; the tensor stays a view of the buffer
+    // a view (movement ops) of a buffer is not copied (tinygrad test_view_does_not_realize); of an assigned buffer,
+    // the assign is what runs. The tensor stays a view of the buffer.
     UOp vb = v;
     while (GroupOp::Movement.has(vb.op())) vb = vb.src(0);
-    if (!(vb == base) && vb.op() == Ops::AFTER && has_buffer_identity(vb)) {
+    if (!(vb == base) && has_buffer_identity(vb)) {
       if (out_bufs) out_bufs->push_back(UOp());
-      stores.push_back(vb);
+      if (vb.op() == Ops::AFTER) stores.push_back(vb);
       continue;
     }
     UOp after = base.op() == Ops::AFTER && has_buffer_identity(base) && graft::prod(v.shape()) == graft::prod(base.shape())
