@@ -341,6 +341,21 @@ TEST_CASE("engine: a kernel the Vulkan device cannot express runs the schedule o
   CHECK(out[0]->get(2) == doctest::Approx(std::exp(2.0)));
 }
 
+TEST_CASE("numeric: kernels with the same source and different buffer sizes") {
+  // copying the first 8 elements of a 32- and of a 16-element buffer renders the same C/GLSL text; the compiled
+  // program must not be shared (the interpreter's IR carries the sizes and checks them)
+  auto first8 = [](int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; i++) v[size_t(i)] = float(n * 100 + i);
+    return Tensor::from(v, {n}).shrink({{0, 8}}).contiguous().to_vector();
+  };
+  for (int64_t n : {32, 16}) {
+    std::vector<float> v = first8(n);
+    REQUIRE(v.size() == 8);
+    for (int64_t i = 0; i < 8; i++) CHECK(v[size_t(i)] == float(n * 100 + i));
+  }
+}
+
 TEST_CASE("numeric: more invocations than one grid dimension holds") {
   // 65535 workgroups of 128 invocations = 8388480: one more row of 1000 needs the second grid dimension
   int64_t n = 65535 * 128 + 1000;

@@ -403,7 +403,8 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
   auto lanes_of = [&](int32_t reg) { return nlanes == 1 || vz.cls[size_t(reg)] == Uniform ? 1 : nlanes; };
   auto vec_name = [&](size_t i, int k) {
     std::string n = "L" + std::to_string(i);
-    return vz.loop_of[i] >= 0 && lanes_of(p.insts[i].out) > 1 ? n + "_" + std::to_string(k) : n;
+    if (vz.loop_of[i] >= 0 && lanes_of(p.insts[i].out) > 1) n += '_', n += std::to_string(k);  // (n + "_": -Wrestrict)
+    return n;
   };
   // instructions [begin, end) at indentation ind
   auto emit = [&](auto&& self, size_t begin, size_t end, const std::string& ind) -> void {

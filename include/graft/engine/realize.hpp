@@ -75,7 +75,7 @@ inline std::shared_ptr<rt::Program> compile_cached(rt::Device& d, const rt::Kern
   // the source alone is not the program: C and GLSL do not spell buffer sizes, the interpreter's IR checks them
   std::string key_text = k.source;
   if (k.program)
-    for (const codegen::BufferInfo& b : k.program->bufs) key_text += "\n" + std::to_string(b.numel);
+    for (const codegen::BufferInfo& b : k.program->bufs) key_text += '\n', key_text += std::to_string(b.numel);
   std::lock_guard<std::mutex> lk(mu);
   auto key = std::make_pair(&d, std::move(key_text));
   if (auto it = cache.find(key); it != cache.end()) return it->second;
