@@ -402,8 +402,9 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
   // thread lanes an instruction producing `reg` is rendered for
   auto lanes_of = [&](int32_t reg) { return nlanes == 1 || vz.cls[size_t(reg)] == Uniform ? 1 : nlanes; };
   auto vec_name = [&](size_t i, int k) {
-    std::string n = "L" + std::to_string(i);
-    if (vz.loop_of[i] >= 0 && lanes_of(p.insts[i].out) > 1) n += '_', n += std::to_string(k);  // (n + "_": -Wrestrict)
+    std::string n = "L";  // appended, not "L" + ...: GCC 12 -Wrestrict false positive
+    n += std::to_string(i);
+    if (vz.loop_of[i] >= 0 && lanes_of(p.insts[i].out) > 1) n += '_', n += std::to_string(k);
     return n;
   };
   // instructions [begin, end) at indentation ind
