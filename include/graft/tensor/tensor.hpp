@@ -217,23 +217,19 @@ class Tensor {
     if (dtypes::is_weak(x.dtype())) x = x.cast(least_upper_dtype(dtype(), x.dtype()));
     if (x.dtype() != dtype())
       throw Error("assign dtype mismatch dtypes." + std::string(dtype().py_name()) + " != dtypes." + std::string(x.dtype().py_name()));
-    UOp store = UOp::make(Ops::STORE, dtypes::void_, {uop_, x.uop_});
     Deps d = deps_;
     merge(d, x.deps_);
     static constexpr OpSet through = GroupOp::Movement | OpSet{Ops::BITCAST, Ops::DETACH};
     UOp ib = uop_;
     while (!is_buffer(ib, false) && through.has(ib.op())) ib = ib.src(0);
+    // a target without storage of its own (an expression: Tensor::contiguous() keeps device-less graphs lazy, where
+    // tinygrad's would have made them a buffer) is given one, so the assigned value has somewhere to live
+    UOp target = ib.op() == Ops::CONTIGUOUS || is_buffer(ib, true) ? uop_ : UOp::make(Ops::CONTIGUOUS, dtype(), {uop_});
+    UOp store = UOp::make(Ops::STORE, dtypes::void_, {target, x.uop_});
     if (!(ib == uop_) && is_buffer(ib, true)) {
       apply_map_to_tensors({{ib, UOp::make(Ops::AFTER, ib.dtype(), {ib, store})}}, d);
     } else {
-      // a target without storage of its own (an expression: Tensor::contiguous() keeps device-less graphs lazy, where
-      // tinygrad's would have made them a buffer) is given one, so the assigned value has somewhere to live
-      if (ib.op() != Ops::CONTIGUOUS && !is_buffer(ib, true)) {
-        UOp target = UOp::make(Ops::CONTIGUOUS, dtype(), {uop_});
-        store = UOp::make(Ops::STORE, dtypes::void_, {target, x.uop_});
-        uop_ = target;
-      }
-      uop_ = UOp::make(Ops::AFTER, dtype(), {uop_, store});
+      uop_ = UOp::make(Ops::AFTER, dtype(), {target, store});
       deps_ = std::move(d);
     }
     return *this;
