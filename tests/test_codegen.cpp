@@ -356,6 +356,34 @@ TEST_CASE("numeric: kernels with the same source and different buffer sizes") {
   }
 }
 
+TEST_CASE("numeric: outputs that share a base read one buffer") {
+  // tinygrad test_reduce_multiple_paths_midshrink and test_reduce_doesnt_split on data: the realized row sums are
+  // one buffer that the other outputs read (3 kernels, and 1 for two reshapes of one reduce)
+  std::vector<float> d(16);
+  for (size_t i = 0; i < 16; i++) d[i] = 0.1f * float(i);
+  Tensor x = Tensor::from(d, {4, 4});
+  Tensor r = x.sum(1), out0 = r.exp2();
+  Tensor out1 = out0.shrink({{0, 1}}).reshape({}) + out0;
+  graft::realize({&r, &out0, &out1});
+  std::vector<float> rv = r.to_vector(), o0 = out0.to_vector(), o1 = out1.to_vector();
+  REQUIRE(rv.size() == 4);
+  REQUIRE(o0.size() == 4);
+  REQUIRE(o1.size() == 4);
+  for (size_t i = 0; i < 4; i++) {
+    double sum = 0;
+    for (size_t j = 0; j < 4; j++) sum += double(d[4 * i + j]);
+    CHECK(rv[i] == doctest::Approx(sum).epsilon(1e-5));
+    CHECK(o0[i] == doctest::Approx(std::exp2(sum)).epsilon(1e-5));
+    CHECK(o1[i] == doctest::Approx(std::exp2(sum) + double(o0[0])).epsilon(1e-5));
+  }
+  Tensor s = x.sum(1), a1 = s.reshape({2, 2}), a2 = s.reshape({4, 1, 1});
+  graft::realize({&a1, &a2});
+  CHECK(a1.shape() == Shape{2, 2});
+  CHECK(a2.shape() == Shape{4, 1, 1});
+  CHECK(a1.to_vector() == rv);
+  CHECK(a2.to_vector() == rv);
+}
+
 TEST_CASE("numeric: more invocations than one grid dimension holds") {
   // 65535 workgroups of 128 invocations = 8388480: one more row of 1000 needs the second grid dimension
   int64_t n = 65535 * 128 + 1000;

@@ -47,8 +47,7 @@ TEST_CASE("schedule count: test_view_does_not_realize") {
   CHECK(v.to_vector() == std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4});
 }
 
-// graft gives 3 kernels, tinygrad expects 1
-TEST_CASE("schedule count: test_reduce_doesnt_split" * doctest::skip()) {
+TEST_CASE("schedule count: test_reduce_doesnt_split") {
   Tensor a = Tensor::empty({16, 16}).sum(1);
   testing::check_schedule({a.reshape({4, 4}), a.reshape({16, 1, 1})}, 1);
 }
@@ -170,7 +169,7 @@ TEST_CASE("schedule count: test_fancy_reshape_fusion") {
   testing::check_schedule({c.sum() + d.sum()}, 1);
 }
 
-// graft gives 2 kernels, tinygrad expects 1
+// graft gives 2 kernels, tinygrad expects 1 (master); the seed (rangeify2 branch) gives 2
 TEST_CASE("schedule count: test_children_dont_push" * doctest::skip()) {
   Tensor a = Tensor::empty({10, 10, 1}), b = Tensor::empty({10, 10, 1});
   Tensor d = (a + b).expand({10, 10, 10}), e = (a + b).permute({2, 1, 0});
@@ -191,7 +190,7 @@ TEST_CASE("schedule count: test_shrink_fuse") {
   testing::check_schedule({c.shrink({{0, 1}, {0, 16}}).reshape({16}) * d}, 1);
 }
 
-// graft gives 2 kernels, tinygrad expects 1
+// graft gives 2 kernels, tinygrad expects 1 (master); the seed (rangeify2 branch) gives 2
 TEST_CASE("schedule count: test_expand_fuse" * doctest::skip()) {
   Tensor a = Tensor::empty({1, 16}), b = Tensor::empty({1, 16}), d = Tensor::empty({8192, 16});
   testing::check_schedule({(a * b) * d}, 1);
@@ -215,7 +214,7 @@ TEST_CASE("schedule count: test_two_elus_sum") {
   testing::check_schedule({elu(x.sum(1).relu()) + elu(y.sum(1).relu())}, 1);
 }
 
-// graft gives 2 kernels, tinygrad expects 1
+// graft gives 2 kernels, tinygrad expects 1 (master); the seed (rangeify2 branch) gives 2
 TEST_CASE("schedule count: test_multistage_reduce" * doctest::skip()) {
   testing::check_schedule({Tensor::empty({32, 32, 32}).sum(2).relu().sum(1)}, 1);
 }
@@ -249,16 +248,14 @@ TEST_CASE("schedule count: test_reduce_shrink_child") {
   testing::check_schedule({c, d}, 2);
 }
 
-// graft gives 4 kernels, tinygrad expects 3
-TEST_CASE("schedule count: test_reduce_multiple_paths_midshrink" * doctest::skip()) {
+TEST_CASE("schedule count: test_reduce_multiple_paths_midshrink") {
   Tensor a = Tensor::empty({4, 4});
   Tensor r = a.sum(1), out0 = r.exp2();
   Tensor out1 = out0.shrink({{0, 1}}).reshape({}) + out0;
   testing::check_schedule({r, out0, out1}, 3);
 }
 
-// graft gives 4 kernels, tinygrad expects 3
-TEST_CASE("schedule count: test_reduce_shrink_output" * doctest::skip()) {
+TEST_CASE("schedule count: test_reduce_shrink_output") {
   Tensor a = Tensor::empty({4, 4});
   Tensor r = a.sum(Tensor::Axes{}, true), out0 = r.exp2();
   Tensor out1 = out0.shrink({{0, 1}, {0, 1}}).reshape({1}) + Tensor::empty({1});

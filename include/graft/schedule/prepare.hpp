@@ -201,26 +201,56 @@ inline UOp prepare(const std::vector<UOp>& outs, std::vector<UOp>* out_bufs = nu
   };
   // one pass over all outputs, so a CONTIGUOUS they share becomes one buffer
   UOp all = dedup_stores(lower(store_rules(UOp::sink(outs))));
+  // Each output that is not a buffer (or a view of one) realizes its base (the value under its RESHAPEs) in place,
+  // as tinygrad tags the bases of its outputs CONTIGUOUS: outputs with the same base share one buffer, and every
+  // other output that reads a base reads its buffer instead of computing it again.
+  enum class Kind { realized, view, assigned, stored };
+  std::vector<Kind> kinds;
+  UOpSet bases;
+  auto strip_reshapes = [](UOp u) {
+    while (u.op() == Ops::RESHAPE) u = u.src(0);
+    return u;
+  };
   for (const UOp& v : all.src()) {
-    if (is_realized_tensor(v)) {
-      if (out_bufs) out_bufs->push_back(UOp());
-      continue;
-    }
-    UOp base = v;
-    while (base.op() == Ops::RESHAPE) base = base.src(0);
+    UOp base = strip_reshapes(v), vb = v;
+    while (GroupOp::Movement.has(vb.op())) vb = vb.src(0);
+    if (is_realized_tensor(v)) kinds.push_back(Kind::realized);
     // a view (movement ops) of a buffer is not copied (tinygrad test_view_does_not_realize); of an assigned buffer,
     // the assign is what runs. The tensor stays a view of the buffer.
-    UOp vb = v;
-    while (GroupOp::Movement.has(vb.op())) vb = vb.src(0);
-    if (!(vb == base) && has_buffer_identity(vb)) {
-      if (out_bufs) out_bufs->push_back(UOp());
-      if (vb.op() == Ops::AFTER) stores.push_back(vb);
-      continue;
+    else if (!(vb == base) && has_buffer_identity(vb)) kinds.push_back(Kind::view);
+    else if (base.op() == Ops::AFTER && has_buffer_identity(base) && graft::prod(v.shape()) == graft::prod(base.shape()))
+      kinds.push_back(Kind::assigned);
+    else kinds.push_back(Kind::stored), bases.insert(base);
+  }
+  std::unordered_map<UOp, UOp> done, after_of;  // original node -> rewritten; base -> its AFTER
+  std::vector<UOp> ns;
+  for (const UOp& x : all.toposort()) {
+    ns.clear();
+    for (const UOp& c : x.src()) ns.push_back(done.at(c));
+    UOp r = x.with_src(ns);
+    if (x.op() != Ops::SINK && bases.contains(x)) {
+      UOp after = store_to_new_buffer(r);
+      after_of.emplace(x, after);
+      r = reshape_to(after, x.shape());
     }
-    UOp after = base.op() == Ops::AFTER && has_buffer_identity(base) && graft::prod(v.shape()) == graft::prod(base.shape())
-                    ? base : store_to_new_buffer(v);
-    if (out_bufs) out_bufs->push_back(after.src(0));
-    stores.push_back(after);
+    done.emplace(x, r);
+  }
+  UOpSet emitted;
+  for (size_t i = 0; i < kinds.size(); i++) {
+    const UOp& v = all.src(i);
+    UOp after;
+    switch (kinds[i]) {
+      case Kind::realized: if (out_bufs) out_bufs->push_back(UOp()); continue;
+      case Kind::view:
+        if (out_bufs) out_bufs->push_back(UOp());
+        for (after = v; GroupOp::Movement.has(after.op());) after = after.src(0);
+        if (after.op() == Ops::AFTER) after = done.at(after);
+        else continue;
+        break;
+      case Kind::assigned: after = done.at(strip_reshapes(v)); if (out_bufs) out_bufs->push_back(after.src(0)); break;
+      case Kind::stored: after = after_of.at(strip_reshapes(v)); if (out_bufs) out_bufs->push_back(after.src(0)); break;
+    }
+    if (emitted.insert(after)) stores.push_back(after);
   }
   return prepare_graph(UOp::sink(stores));
 }
