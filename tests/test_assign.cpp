@@ -712,3 +712,19 @@ TEST_CASE("numeric: assign kernel counts from test_schedule") {
     CHECK(a.to_vector().empty());
   }
 }
+
+TEST_CASE("numeric: clone copies into a buffer of its own") {
+  Tensor a = Tensor::from(std::vector<float>{1, 2, 3}, {3});
+  Tensor c = a.clone();
+  CHECK(c.dtype() == dtypes::float32);
+  c.realize();
+  CHECK(c.is_realized());
+  a.assign(Tensor::from(std::vector<float>{7, 8, 9}, {3})).realize();
+  CHECK(a.to_vector() == std::vector<float>{7, 8, 9});
+  CHECK(c.to_vector() == std::vector<float>{1, 2, 3});  // realized before the assign: its own copy
+  // a device-less constant graph (contiguous() leaves it lazy) gets a buffer too
+  Tensor r = (Tensor::arange(5) + 1).clone();
+  CHECK(r.dtype() == dtypes::int32);
+  CHECK(r.to_vector<int32_t>() == std::vector<int32_t>{1, 2, 3, 4, 5});
+  check_schedule({Tensor::arange(5).clone()}, 1);
+}

@@ -450,11 +450,9 @@ TEST_CASE("schedule count: test_arange_index") {
   testing::check_schedule({(x + index0(a, 2)).sum()}, 1);
 }
 
-// graft gives 1 kernel, tinygrad expects 2: graft has no Tensor.clone and contiguous() of a device-less (const
-// only) graph such as arange is a no-op, so the arange is not realized on its own
-TEST_CASE("schedule count: test_arange_index_contiguous" * doctest::skip()) {
+TEST_CASE("schedule count: test_arange_index_contiguous") {
   Tensor x = Tensor::empty({5, 2});
-  Tensor a = Tensor::arange(10).contiguous();  // tinygrad .clone()
+  Tensor a = Tensor::arange(10).clone();
   testing::check_schedule({(x + index0(a, 2)).sum()}, 2);
 }
 
@@ -464,11 +462,9 @@ TEST_CASE("schedule count: test_arange_index_child") {
   testing::check_schedule({(x + index0(a, 2)).sum()}, 1);
 }
 
-// graft gives 1 kernel, tinygrad expects 2: no Tensor.clone in graft and contiguous() of the device-less
-// arange + 1 is a no-op (see test_arange_index_contiguous)
-TEST_CASE("schedule count: test_user_contiguous" * doctest::skip()) {
+TEST_CASE("schedule count: test_user_contiguous") {
   Tensor x = Tensor::empty({5, 2});
-  Tensor a = (Tensor::arange(10) + 1).contiguous();  // tinygrad .clone()
+  Tensor a = (Tensor::arange(10) + 1).clone();
   testing::check_schedule({(x + index0(a, 2)).sum()}, 2);
 }
 

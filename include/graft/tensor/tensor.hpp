@@ -235,6 +235,13 @@ class Tensor {
     return *this;
   }
   template <TensorScalar V> Tensor& assign(V v) { return assign(full(shape(), v, dtype(), false)); }
+  // clone (tinygrad Tensor.clone): a fresh buffer that receives this tensor's value; a copy even where contiguous()
+  // is a no-op (a buffer, or a device-less constant graph such as arange)
+  Tensor clone() const {
+    Tensor r = empty(shape(), dtypes::strong(dtype()));
+    r.assign(*this);
+    return r;
+  }
   // in-place arithmetic is assign, as in tinygrad (`x += 1` writes x's buffer)
   template <class V> Tensor& operator+=(const V& v) { return assign(add(as_operand(v))); }
   template <class V> Tensor& operator-=(const V& v) { return assign(sub(as_operand(v))); }
