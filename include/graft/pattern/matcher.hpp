@@ -183,15 +183,10 @@ template <class P, class F> UOp apply_static(const void* self, const UOp& u, con
   const auto& r = *static_cast<const RuleImpl<P, F>*>(self);
   constexpr const auto& names = pat::detail::names_v<P>;
   pat::MatchState s;
-  s.ndigits = 0;
-  for (;;) {
-    s.begin_attempt();
-    if (pat::match<names>(r.pattern, u, s)) {
-      UOp out = invoke_rule(r.fn, StaticMatch<names>{s}, ctx, r.where.c_str());
-      if (out) return out;
-    }
-    if (!s.next_variant()) return UOp();
-  }
+  UOp out;
+  // the callback is the continuation of the match: a null result backtracks to the next permutation/alternative
+  pat::match<names>(r.pattern, u, s, [&] { return bool(out = invoke_rule(r.fn, StaticMatch<names>{s}, ctx, r.where.c_str())); });
+  return out;
 }
 
 // The runtime matcher's bindings are copied into the compile-time slot layout, so the callback is instantiated once
@@ -201,7 +196,6 @@ template <class P, class F> UOp apply_dynamic(const void* self, const UOp& u, co
   constexpr const auto& names = pat::detail::names_v<P>;
   for (const UPat::Store& st : r.upat.match(u, {})) {
     pat::MatchState s;
-    s.begin_attempt();
     for (size_t i = 0; i < names.count; i++)
       if (const UOp* b = UPat::lookup(st, names.names[i])) s.slots[i] = b, s.bound |= 1u << i;
     UOp out = invoke_rule(r.fn, StaticMatch<names>{s}, ctx, r.where.c_str());
@@ -274,22 +268,13 @@ class PatternMatcher {
   UOp rewrite(const UOp& u, const CtxRef& ctx = {}) const {
     const auto& cands = pdict_[size_t(u.op())];
     if (cands.empty()) return UOp();
+    if (track_match_stats()) [[unlikely]] return rewrite_tracked(u, ctx);
     OpSet have = u.src_ops();
-    for (uint32_t i : cands) {
-      const Rule& r = rules_[i];
-      if (!r.early_reject.subset_of(have)) continue;
-      UOp out;
-      if (track_match_stats()) [[unlikely]] {
-        auto t0 = std::chrono::steady_clock::now();
-        out = r.apply(u, ctx);
-        r.stats->tries++;
-        r.stats->ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
-        if (out && out != u) r.stats->matches++;
-      } else {
-        out = r.apply(u, ctx);
-      }
+    for (const Candidate& c : cands) {
+      if (!c.early_reject.subset_of(have)) continue;
+      UOp out = c.fn(c.impl, u, ctx);
       if (out && out != u) {
-        if (viz::detail::capture.load(std::memory_order_relaxed)) [[unlikely]] viz::detail::fired = &r;
+        if (viz::detail::capture.load(std::memory_order_relaxed)) [[unlikely]] viz::detail::fired = &rules_[c.rule];
         return out;
       }
     }
@@ -314,8 +299,8 @@ class PatternMatcher {
   // For each rule whose root op fits `u`: the rule's location and why it does not fire (or "matches").
   std::string explain(const UOp& u) const {
     std::string out;
-    for (uint32_t i : pdict_[size_t(u.op())]) {
-      const Rule& r = rules_[i];
+    for (const Candidate& c : pdict_[size_t(u.op())]) {
+      const Rule& r = rules_[c.rule];
       std::string why = r.early_reject.subset_of(u.src_ops()) ? r.upat->explain(u) : "early reject: a required child op is missing";
       out += r.where() + ": " + (why.empty() ? "matches" : why) + "\n";
     }
@@ -330,14 +315,40 @@ class PatternMatcher {
   }
 
  private:
+  // the rules of one root op, in priority order, with what the hot loop reads stored inline (a Rule is ~10 words)
+  struct Candidate {
+    OpSet early_reject;
+    Rule::Fn fn;
+    const void* impl;
+    uint32_t rule;
+  };
   void index() {
     for (auto& v : pdict_) v.clear();
-    for (uint32_t i = 0; i < rules_.size(); i++)
+    for (uint32_t i = 0; i < rules_.size(); i++) {
+      const Rule& r = rules_[i];
       for (size_t o = 0; o < num_ops; o++)
-        if (rules_[i].root_ops.has(Ops(o))) pdict_[o].push_back(i);
+        if (r.root_ops.has(Ops(o))) pdict_[o].push_back({r.early_reject, r.use_dynamic ? r.fn_dynamic : r.fn_static, r.impl.get(), i});
+    }
+  }
+  UOp rewrite_tracked(const UOp& u, const CtxRef& ctx) const {  // GRAFT_TRACK_MATCH_STATS=1: time every try
+    OpSet have = u.src_ops();
+    for (const Candidate& c : pdict_[size_t(u.op())]) {
+      const Rule& r = rules_[c.rule];
+      if (!c.early_reject.subset_of(have)) continue;
+      auto t0 = std::chrono::steady_clock::now();
+      UOp out = r.apply(u, ctx);
+      r.stats->tries++;
+      r.stats->ns += uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+      if (out && out != u) {
+        r.stats->matches++;
+        if (viz::detail::capture.load(std::memory_order_relaxed)) [[unlikely]] viz::detail::fired = &r;
+        return out;
+      }
+    }
+    return UOp();
   }
   std::vector<Rule> rules_;
-  std::array<std::vector<uint32_t>, num_ops> pdict_;
+  std::array<std::vector<Candidate>, num_ops> pdict_;
 };
 
 }  // namespace graft

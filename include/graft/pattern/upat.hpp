@@ -4,8 +4,8 @@
 //   src forms: none (any children) / ordered (tuple, exact length or prefix with any_len) / permuted (list: every
 //   permutation, itertools order) / repeat (every child matches one pattern); pat::any = alternatives; a repeated name
 //   must bind the same node (pointer compare, thanks to hash-consing).
-// Permutations and alternatives are runtime "choice points" (slinky style): the rule is re-run with the next choice
-// vector, enumerated in the same lexicographic order as tinygrad's list of matches, so "first result wins" agrees.
+// Permutations and alternatives are choice points of a backtracking matcher (continuation passing, see `match`),
+// visited in the same order as tinygrad's list of matches, so "first result wins" agrees.
 #pragma once
 #include <algorithm>
 #include <array>
@@ -356,39 +356,16 @@ template <size_t K> constexpr std::array<std::array<uint8_t, K>, [] { size_t f =
 }  // namespace detail
 
 // ---- matching -------------------------------------------------------------------------------------------------
-// State of one match attempt plus the choice vector that enumerates permutations/alternatives.
+// Backtracking by continuation passing: match(p, u, s, k) matches u against p and then calls k() (the rest of the
+// match, ending in the rule's callback); when k() fails, the next permutation/alternative is tried from this choice
+// point, with the bindings made after it undone. Choices are visited depth first, earlier children outermost: the
+// order of tinygrad's list of matches, so "first result wins" agrees. The matched prefix is not matched again.
 struct MatchState {
-  static constexpr int kMaxChoices = 48;
   const UOp* slots[detail::kMaxNames];
-  uint32_t bound = 0;
-  int cursor = 0;    // choice points visited in this attempt
-  int ndigits = 0;   // positions with a chosen digit; later ones read 0
-  uint8_t digits[kMaxChoices];
-  uint8_t radix[kMaxChoices];
-
-  int choose(int k) {
-    int pos = cursor++;
-    if (pos >= kMaxChoices) throw Error("pattern has too many choice points (permutations/alternatives) for one match");
-    radix[pos] = uint8_t(k);
-    return pos < ndigits ? digits[pos] : 0;
-  }
-  void begin_attempt() { bound = 0, cursor = 0; }
-  // odometer over the visited choice points, last visited = least significant (tinygrad's nested-list order)
-  bool next_variant() {
-    for (int j = cursor - 1; j >= 0; j--) {
-      int d = j < ndigits ? digits[j] : 0;
-      if (d + 1 < radix[j]) {
-        for (int k = ndigits; k < j; k++) digits[k] = 0;
-        digits[j] = uint8_t(d + 1);
-        ndigits = j + 1;
-        return true;
-      }
-    }
-    return false;
-  }
+  uint32_t bound = 0;  // bit i: slots[i] holds a binding (a failed branch restores the mask; slots are overwritten)
 };
 
-template <const detail::NameTable& Names, class P> bool match(const P& p, const UOp& u, MatchState& s);
+template <const detail::NameTable& Names, class P, class K> bool match(const P& p, const UOp& u, MatchState& s, K&& k);
 
 namespace detail {
 template <class S> inline constexpr bool is_prefix = false;
@@ -407,34 +384,42 @@ template <const NameTable& Names, class P> [[gnu::always_inline]] inline bool bi
   }
 }
 
-template <const NameTable& Names, class... Ps, size_t... I>
-[[gnu::always_inline]] inline bool match_ordered(const List<Ps...>& ps, const UOp& u, MatchState& s, std::index_sequence<I...>) {
-  return (match<Names>(ps.template get<I>(), u.src(I), s) && ...);
+// children I.. of u against patterns Perm[I].. (Perm: a permutation of the pattern list, identity when ordered)
+template <const NameTable& Names, size_t I, auto Perm, class L, class K>
+inline bool match_children(const L& ps, const UOp& u, MatchState& s, K& k) {
+  if constexpr (I == Perm.size()) return k();
+  else
+    return match<Names>(ps.template get<Perm[I]>(), u.src(I), s,
+                        [&] { return match_children<Names, I + 1, Perm>(ps, u, s, k); });
 }
-// permuted: child i is matched against pattern perm[i], children in order (tinygrad zips uop.src with the permutation)
-template <const NameTable& Names, class... Ps, size_t... I>
-inline bool match_permuted(const List<Ps...>& ps, const uint8_t* perm, const UOp& u, MatchState& s, std::index_sequence<I...>) {
-  for (size_t i = 0; i < sizeof...(Ps); i++) {
-    bool ok = false;
-    ((perm[i] == I ? (ok = match<Names>(ps.template get<I>(), u.src(i), s), true) : false) || ...);
-    if (!ok) return false;
-  }
-  return true;
+template <size_t N> inline constexpr std::array<uint8_t, N> identity_perm = [] {
+  std::array<uint8_t, N> a{};
+  for (size_t i = 0; i < N; i++) a[i] = uint8_t(i);
+  return a;
+}();
+// every child against one pattern (repeat): a run-time count, so a run-time recursion
+template <const NameTable& Names, class Q, class K>
+bool match_repeat(const Q& q, const UOp& u, size_t i, MatchState& s, K& k) {
+  if (i == u.nsrc()) return k();
+  return match<Names>(q, u.src(i), s, [&] { return match_repeat<Names>(q, u, i + 1, s, k); });
 }
-template <const NameTable& Names, class... Ps, size_t... I>
-inline bool match_alt(const List<Ps...>& ps, int which, const UOp& u, MatchState& s, std::index_sequence<I...>) {
-  bool ok = false;
-  ((which == int(I) ? (ok = match<Names>(ps.template get<I>(), u, s), true) : false) || ...);
-  return ok;
+template <const NameTable& Names, class L, class K, size_t... J>
+inline bool match_permutations(const L& ps, const UOp& u, MatchState& s, K& k, std::index_sequence<J...>) {
+  constexpr auto& table = perm_table<L::size>;
+  const uint32_t saved = s.bound;
+  return ((match_children<Names, 0, table[J]>(ps, u, s, k) || (s.bound = saved, false)) || ...);
+}
+template <const NameTable& Names, class P, class K, size_t... I>
+inline bool match_alternatives(const P& p, const UOp& u, MatchState& s, K& k, std::index_sequence<I...>) {
+  const uint32_t saved = s.bound;
+  auto then_bind = [&] { return bind<Names, P>(u, s) && k(); };
+  return ((match<Names>(p.alts.template get<I>(), u, s, then_bind) || (s.bound = saved, false)) || ...);
 }
 }  // namespace detail
 
-template <const detail::NameTable& Names, class P> bool match(const P& p, const UOp& u, MatchState& s) {
+template <const detail::NameTable& Names, class P, class K> bool match(const P& p, const UOp& u, MatchState& s, K&& k) {
   if constexpr (requires { &P::alts; }) {  // pat::any
-    constexpr size_t n = decltype(p.alts)::size;
-    int which = n == 1 ? 0 : s.choose(int(n));
-    if (!detail::match_alt<Names>(p.alts, which, u, s, std::make_index_sequence<n>{})) return false;
-    return detail::bind<Names, P>(u, s);
+    return detail::match_alternatives<Names>(p, u, s, k, std::make_index_sequence<decltype(p.alts)::size>{});
   } else {
     constexpr OpSet O = P::ops;
     if constexpr (O.size() == 1) {
@@ -448,18 +433,14 @@ template <const detail::NameTable& Names, class P> bool match(const P& p, const 
     if (!detail::bind<Names, P>(u, s)) return false;
     using S = decltype(p.src);
     if constexpr (std::is_same_v<S, NoSrc>) {
-      return true;
+      return k();
     } else if constexpr (requires { &S::p; }) {  // repeat
-      for (const UOp& c : u.src())
-        if (!match<Names>(p.src.p, c, s)) return false;
-      return true;
+      return detail::match_repeat<Names>(p.src.p, u, 0, s, k);
     } else if constexpr (requires { p.src.all_same; }) {  // permuted
       constexpr size_t n = decltype(p.src.ps)::size;
       if (u.nsrc() != n) return false;
-      if (n == 1 || p.src.all_same) return detail::match_ordered<Names>(p.src.ps, u, s, std::make_index_sequence<n>{});
-      constexpr auto& table = detail::perm_table<n>;
-      int which = s.choose(int(table.size()));
-      return detail::match_permuted<Names>(p.src.ps, table[size_t(which)].data(), u, s, std::make_index_sequence<n>{});
+      if (n == 1 || p.src.all_same) return detail::match_children<Names, 0, detail::identity_perm<n>>(p.src.ps, u, s, k);
+      return detail::match_permutations<Names>(p.src.ps, u, s, k, std::make_index_sequence<detail::perm_table<n>.size()>{});
     } else {  // ordered
       constexpr size_t n = decltype(p.src.ps)::size;
       if constexpr (detail::is_prefix<S>) {
@@ -467,7 +448,7 @@ template <const detail::NameTable& Names, class P> bool match(const P& p, const 
       } else {
         if (u.nsrc() != n) return false;
       }
-      return detail::match_ordered<Names>(p.src.ps, u, s, std::make_index_sequence<n>{});
+      return detail::match_children<Names, 0, detail::identity_perm<n>>(p.src.ps, u, s, k);
     }
   }
 }
