@@ -330,6 +330,17 @@ TEST_CASE("pattern matcher: both matchers enumerate bindings in tinygrad's order
     CHECK(run(pm, u) == expected);
     CHECK(run(pm.dynamic(), u) == expected);
   }
+  SUBCASE("three-element list: six orderings in itertools order") {
+    UOp c = UOp::variable("c", 0, 10);
+    PatternMatcher pm{rule(pat::op<Ops::SINK>(pat::perm(x, y, z)), [](const auto& m, Log& log) {
+      log.push_back(vname(m[x]) + vname(m[y]) + vname(m[z]));
+      return UOp();
+    })};
+    // permutation p of the patterns is zipped with the sources: source i is matched by pattern p[i]
+    Log expected{"abc", "acb", "bac", "cab", "bca", "cba"};
+    CHECK(run(pm, UOp::sink({a, b, c})) == expected);
+    CHECK(run(pm.dynamic(), UOp::sink({a, b, c})) == expected);
+  }
   SUBCASE("all-same list tries one ordering") {
     PatternMatcher pm{rule(x + x, [](const auto& m, Log& log) {
       log.push_back(vname(m[x]));
