@@ -8,6 +8,7 @@
 //   mop_cleanup-lite (RESHAPE chains merged, no-op RESHAPEs dropped) and movement ops under AFTER moved above it.
 // Not here (yet): COPY, CALL/FUNCTION args, multi-device, size-0 folding, store hazards, movement ops in SINK/AFTER deps.
 #pragma once
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -47,15 +48,16 @@ inline UOp make_end(const UOp& body, std::span<const UOp> rngs) {
   return UOp::make(Ops::END, dtypes::void_, s);
 }
 
-// A single post-order pass (children first, each node once): f gets the node rebuilt on its rewritten sources and
-// returns its replacement (or the node itself). Iterative.
+// A single post-order pass (children first, each node once): f gets the node rebuilt on its rewritten sources (and,
+// when it takes two arguments, the original node first) and returns its replacement (or the node itself). Iterative.
 template <class F> UOp map_graph(const UOp& root, F&& f) {
   std::unordered_map<UOp, UOp> done;
   std::vector<UOp> ns;
   for (const UOp& x : root.toposort()) {
     ns.clear();
     for (const UOp& s : x.src()) ns.push_back(done.at(s));
-    done.emplace(x, f(x.with_src(ns)));
+    if constexpr (std::is_invocable_v<F&, const UOp&, const UOp&>) done.emplace(x, f(x, x.with_src(ns)));
+    else done.emplace(x, f(x.with_src(ns)));
   }
   return done.at(root);
 }
@@ -222,33 +224,24 @@ inline UOp prepare(const std::vector<UOp>& outs, std::vector<UOp>* out_bufs = nu
       kinds.push_back(Kind::assigned);
     else kinds.push_back(Kind::stored), bases.insert(base);
   }
-  std::unordered_map<UOp, UOp> done, after_of;  // original node -> rewritten; base -> its AFTER
-  std::vector<UOp> ns;
-  for (const UOp& x : all.toposort()) {
-    ns.clear();
-    for (const UOp& c : x.src()) ns.push_back(done.at(c));
-    UOp r = x.with_src(ns);
-    if (x.op() != Ops::SINK && bases.contains(x)) {
-      UOp after = store_to_new_buffer(r);
-      after_of.emplace(x, after);
-      r = reshape_to(after, x.shape());
-    }
-    done.emplace(x, r);
-  }
+  // bases are found by their original nodes; their rebuilt values are stored
+  UOp realized = map_graph(all, [&](const UOp& x, const UOp& r) {
+    return bases.contains(x) ? reshape_to(store_to_new_buffer(r), x.shape()) : r;
+  });
   UOpSet emitted;
   for (size_t i = 0; i < kinds.size(); i++) {
-    const UOp& v = all.src(i);
-    UOp after;
+    UOp after = realized.src(i);
     switch (kinds[i]) {
       case Kind::realized: if (out_bufs) out_bufs->push_back(UOp()); continue;
       case Kind::view:
         if (out_bufs) out_bufs->push_back(UOp());
-        for (after = v; GroupOp::Movement.has(after.op());) after = after.src(0);
-        if (after.op() == Ops::AFTER) after = done.at(after);
-        else continue;
+        while (GroupOp::Movement.has(after.op())) after = after.src(0);
+        if (after.op() != Ops::AFTER) continue;
         break;
-      case Kind::assigned: after = done.at(strip_reshapes(v)); if (out_bufs) out_bufs->push_back(after.src(0)); break;
-      case Kind::stored: after = after_of.at(strip_reshapes(v)); if (out_bufs) out_bufs->push_back(after.src(0)); break;
+      case Kind::assigned: case Kind::stored:  // the AFTER under the output's RESHAPEs
+        after = strip_reshapes(after);
+        if (out_bufs) out_bufs->push_back(after.src(0));
+        break;
     }
     if (emitted.insert(after)) stores.push_back(after);
   }
