@@ -184,12 +184,14 @@ TEST_CASE("graph rewrite: a 3 -> 4 -> 3 ping-pong is a graft::Error, in walk mod
   for (bool dyn : {false, true}) {
     INFO("dynamic=" << dyn);
     PatternMatcher p = dyn ? pm.dynamic() : pm;
-    CHECK_THROWS_AS(graph_rewrite(a, p), Error);
-    CHECK_THROWS_AS(graph_rewrite(a, p, {.bottom_up = true}), Error);
+    // the post-order driver finds 3 pending when 4 rewrites back to it (the cycle is named); bottom-up mode names it
+    // in its fixed-point loop
+    CHECK_THROWS_WITH_AS(graph_rewrite(a, p), doctest::Contains("cycle"), Error);
+    CHECK_THROWS_WITH_AS(graph_rewrite(a, p, {.bottom_up = true}), doctest::Contains("cycle"), Error);
     CHECK_REWRITES(p, a, UOp::const_int(4), {.walk = true});
     CHECK_REWRITES(p, a, UOp::const_int(4), {.bottom_up = true, .walk = true});
     // also as the child of another node
-    CHECK_THROWS_AS(graph_rewrite(UOp::variable("v", 0, 10) + a, p), Error);
+    CHECK_THROWS_WITH_AS(graph_rewrite(UOp::variable("v", 0, 10) + a, p), doctest::Contains("cycle"), Error);
     CHECK_REWRITES(p, a + 1, UOp::const_int(4) + 1, {.walk = true});
   }
 }

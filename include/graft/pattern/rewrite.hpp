@@ -54,6 +54,11 @@ template <class PM, class BPM> class RewriteContext {
   // No reference counting in the hot loop: the stack, the memo and the waitlist hold plain node pointers. Every node
   // they mention stays alive for the whole call: it is reachable from `root` (which the caller holds), or it is a
   // rule result / rebuilt parent (owned by keep_), or reachable from one of those.
+  //
+  // A node gets a stage-0 entry only when it first enters replace_ (as a placeholder), so each node is visited once
+  // and only its own entries finish it: popped entries need no "already done?" probe (tinygrad re-checks every pop).
+  // The exception is an opaque CALL marking its body done while the body is still pending: from then on every pop
+  // re-checks (recheck_).
   UOp unified(const UOp& root) {
     auto U = [](const N& p) -> const UOp& { return UOp::borrow(p); };
     struct Entry { N n; int stage; N new_n; };
@@ -73,12 +78,24 @@ template <class PM, class BPM> class RewriteContext {
         }
     };
     auto wait_on = [&](N x, Entry e) { waitlist.try_emplace(x, {}).first->push_back(e), waiting++; };
+    // e.n becomes whatever nx becomes: nx is visited from `stage` (0, or 1 when its sources are known finished) if
+    // it is new, linked at once if it is finished, waited for if it is pending
+    auto link = [&](const Entry& e, N nx, int stage) {
+      auto [slot, inserted] = replace_.try_emplace(nx, nullptr);
+      if (!inserted) {
+        if (*slot) finish(e.n, *slot);
+        else wait_on(nx, {e.n, 2, nx});
+        return;
+      }
+      stack.push_back({e.n, 2, nx});
+      stack.push_back({nx, stage, nx});
+    };
     while (!stack.empty()) {
       if (stack.size() > opt_.stack_limit + 2 * replace_.size())
         throw Error("infinite loop in graph_rewrite (stack too big): a rule set keeps rewriting without converging");
       Entry e = stack.back();
       stack.pop_back();
-      if (done(e.n)) continue;
+      if (recheck_ && done(e.n)) continue;
       if (e.stage == 0) {
         N new_n = e.n;
         if (bpm_) {
@@ -98,8 +115,10 @@ template <class PM, class BPM> class RewriteContext {
         }
         stack.push_back({e.n, 1, new_n});
         const UOp& nn = U(new_n);
-        if (!opt_.enter_calls && is_opaque_call(nn) && !done(nn.src(0).node()))
-          *replace_.try_emplace(nn.src(0).node(), nullptr).first = nn.src(0).node();
+        if (!opt_.enter_calls && is_opaque_call(nn)) {
+          auto [slot, inserted] = replace_.try_emplace(nn.src(0).node(), nullptr);
+          if (!*slot) recheck_ |= !inserted, *slot = nn.src(0).node();
+        }
         for (size_t i = nn.nsrc(); i-- > 0;) {
           N x = nn.src(i).node();
           if (replace_.try_emplace(x, nullptr).second) stack.push_back({x, 0, x});
@@ -116,25 +135,29 @@ template <class PM, class BPM> class RewriteContext {
           same &= r == x.node();
         }
         if (missing) { wait_on(missing, e); continue; }
-        UOp next;
         if (same) {
+          UOp next;
           if (!pm_ || !(next = pm_->rewrite(nn, ctx_))) { finish(e.n, e.new_n); continue; }
           if (viz_) [[unlikely]] viz_->step(nn, next, false);
+          link(e, own(std::move(next)), 0);
         } else {
           std::span<const UOp> srcs = UOp::borrow(std::span<const N>(tmp));
-          next = UOp::make(nn.op(), rebuild_dtype(nn, srcs), srcs, nn.arg(), nn.tag());
+          N nx = own(UOp::make(nn.op(), rebuild_dtype(nn, srcs), srcs, nn.arg(), nn.tag()));
+          // perf: the rebuilt node's sources are finished results, so its stage 0 would place none of them; without
+          // a pre-order matcher or an opaque CALL (both act in stage 0) it starts at stage 1
+          link(e, nx, !bpm_ && (opt_.enter_calls || !is_opaque_call(U(nx))) ? 1 : 0);
         }
-        N nx = own(std::move(next));
-        stack.push_back({e.n, 2, nx});
-        stack.push_back({nx, 0, nx});
       } else {
         if (N r = done(e.new_n)) finish(e.n, r);
         else wait_on(e.new_n, e);
       }
     }
-    // a node left waiting means a replacement contains the node it replaces (tinygrad: KeyError)
+    // a node left waiting: a replacement contains the node it replaces, or rules rewrite in a cycle (tinygrad: KeyError
+    // or its stack limit)
     N r = done(root.node());
-    if (!r) throw Error("graph_rewrite did not finish: a rewrite result contains the node it replaces");
+    if (!r)
+      throw Error("graph_rewrite did not converge: a rewrite result contains the node it replaces, or the rules rewrite "
+                  "in a cycle (a -> b -> a)");
     return U(r);
   }
 
@@ -211,6 +234,7 @@ template <class PM, class BPM> class RewriteContext {
   RewriteOptions opt_;
   NodeMap<N> replace_;
   NodeMap<N> bpm_cache_;
+  bool recheck_ = false;  // see unified()
   std::vector<UOp> keep_;  // owns every node created during the call (see unified())
 };
 

@@ -146,10 +146,40 @@ inline std::optional<Arg> const_arg(const UOp& u) {
   return std::nullopt;
 }
 
+// The common case of constant folding, two int64 CONSTs under an int ALU op or a comparison, without exec_alu's Arg
+// copies: the same value exec_alu gives, or nullopt where it would defer (other ops, overflow).
+inline std::optional<Arg> fold_int_binary(Ops op, DType dtype, const Arg& x, const Arg& y) {
+  const int64_t *pa = std::get_if<int64_t>(&x.value()), *pb = std::get_if<int64_t>(&y.value());
+  if (!pa || !pb) return std::nullopt;
+  int64_t a = *pa, b = *pb, r = 0;
+  if (dtype == dtypes::bool_) {
+    switch (op) {
+      case Ops::CMPLT: return Arg(a < b);
+      case Ops::CMPNE: return Arg(a != b);
+      case Ops::CMPEQ: return Arg(a == b);
+      default: return std::nullopt;
+    }
+  }
+  if (!dtypes::is_int(dtype)) return std::nullopt;
+  switch (op) {
+    case Ops::ADD: if (__builtin_add_overflow(a, b, &r)) return std::nullopt; return Arg(r);
+    case Ops::SUB: if (__builtin_sub_overflow(a, b, &r)) return std::nullopt; return Arg(r);
+    case Ops::MUL: if (__builtin_mul_overflow(a, b, &r)) return std::nullopt; return Arg(r);
+    case Ops::MAX: return Arg(b > a ? b : a);
+    case Ops::XOR: return Arg(a ^ b);
+    case Ops::OR: return Arg(a | b);
+    case Ops::AND: return Arg(a & b);
+    default: return std::nullopt;
+  }
+}
+
 inline UOp fold_const_alu(const UOp& a) {
   if (a.op() == Ops::THREEFRY) return UOp();
   if (!a.src_ops().subset_of(OpSet{Ops::CONST, Ops::CAST})) return UOp();  // perf: tried on every ALU node
   if (a.nsrc() > 3) return UOp();  // ALU ops have at most 3 sources
+  if (a.nsrc() == 2 && a.src(0).op() == Ops::CONST && a.src(1).op() == Ops::CONST)  // perf: the common case first
+    if (auto r = fold_int_binary(a.op(), a.dtype(), a.src(0).arg(), a.src(1).arg()))
+      return UOp::make(Ops::CONST, a.dtype(), {}, std::move(*r));  // already canonical for the dtype
   std::array<Arg, 3> vals;  // perf: on the stack (constant folding runs on every all-constant ALU node)
   for (size_t i = 0; i < a.nsrc(); i++) {
     if (a.src(i).op() == Ops::CONST) { vals[i] = a.src(i).arg(); continue; }
