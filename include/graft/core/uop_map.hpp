@@ -2,6 +2,7 @@
 // node stays alive (and its address unique) while it is in the map. Used by the rewrite driver's memo, where
 // std::unordered_map's per-entry allocation dominated.
 #pragma once
+#include <memory>
 #include <vector>
 
 #include "graft/core/uop.hpp"
@@ -75,9 +76,15 @@ template <class V> class UOpMap {
 
 // NodeMap: node pointer -> value, open addressing, no ownership: for drivers whose nodes are all kept alive by other
 // means (graph_rewrite's memo), where a handle per key and value would cost two atomic updates per entry.
+// No table is allocated before the first insert (perf: the scheduler runs many graph_rewrites on a few nodes each,
+// and each call has three maps, two of them mostly unused): until then lookups probe one shared empty slot.
 template <class V> class NodeMap {
  public:
-  explicit NodeMap(size_t expected = 64) { rehash(std::max<size_t>(64, std::bit_ceil(expected * 2))); }
+  explicit NodeMap(size_t expected = 0) {
+    if (expected) rehash(std::max<size_t>(16, std::bit_ceil(expected * 2)));
+  }
+  NodeMap(const NodeMap&) = delete;
+  NodeMap& operator=(const NodeMap&) = delete;
   V* find(const UOpNode* k) {
     for (size_t i = slot(k);; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
@@ -88,7 +95,7 @@ template <class V> class NodeMap {
   const V* find(const UOpNode* k) const { return const_cast<NodeMap*>(this)->find(k); }
   bool contains(const UOpNode* k) const { return find(k) != nullptr; }
   std::pair<V*, bool> try_emplace(const UOpNode* k, V v) {
-    if ((size_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
+    if ((size_ + 1) * 4 > (mask_ + 1) * 3) rehash(std::max<size_t>(16, (mask_ + 1) * 2));  // never writes the empty slot
     for (size_t i = slot(k);; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.key == k) return {&s.value, false};
@@ -102,19 +109,27 @@ template <class V> class NodeMap {
     const UOpNode* key = nullptr;
     V value{};
   };
+  static Slot* empty_slot() {
+    static Slot s;  // read only: its key stays null
+    return &s;
+  }
   size_t slot(const UOpNode* p) const { size_t h = reinterpret_cast<size_t>(p) >> 4; return (h ^ (h >> 24)) & mask_; }
   void rehash(size_t n) {
-    std::vector<Slot> old(n);
-    old.swap(slots_);
-    mask_ = n - 1;
-    for (Slot& o : old) {
+    std::unique_ptr<Slot[]> old(new Slot[n]());
+    old.swap(storage_);
+    Slot* prev = slots_;
+    size_t prev_n = old ? mask_ + 1 : 0;
+    slots_ = storage_.get(), mask_ = n - 1;
+    for (size_t j = 0; j < prev_n; j++) {
+      Slot& o = prev[j];
       if (!o.key) continue;
       size_t i = slot(o.key);
       while (slots_[i].key) i = (i + 1) & mask_;
       slots_[i] = std::move(o);
     }
   }
-  std::vector<Slot> slots_;
+  std::unique_ptr<Slot[]> storage_;
+  Slot* slots_ = empty_slot();
   size_t mask_ = 0, size_ = 0;
 };
 

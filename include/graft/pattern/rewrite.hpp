@@ -65,7 +65,7 @@ template <class PM, class BPM> class RewriteContext {
     std::vector<Entry> stack{{root.node(), 0, root.node()}};
     // replace_ doubles as tinygrad's on_stack set: a null value means "placed on the stack, not finished"
     replace_.try_emplace(root.node(), nullptr);
-    NodeMap<std::vector<Entry>> waitlist(16);  // nodes waiting for a source to finish
+    NodeMap<std::vector<Entry>> waitlist;  // nodes waiting for a source to finish
     size_t waiting = 0;
     std::vector<N> tmp;
     auto finish = [&](N n, N r) {

@@ -14,6 +14,7 @@
 
 #include "graft/core/shape.hpp"
 #include "graft/core/uop.hpp"
+#include "graft/core/uop_map.hpp"
 #include "graft/tensor/tensor.hpp"
 
 namespace graft::sched {
@@ -51,15 +52,19 @@ inline UOp make_end(const UOp& body, std::span<const UOp> rngs) {
 // A single post-order pass (children first, each node once): f gets the node rebuilt on its rewritten sources (and,
 // when it takes two arguments, the original node first) and returns its replacement (or the node itself). Iterative.
 template <class F> UOp map_graph(const UOp& root, F&& f) {
-  std::unordered_map<UOp, UOp> done;
+  std::vector<UOp> order = root.toposort();  // keeps the original nodes alive for `index`
+  std::vector<UOp> done(order.size());       // done[i]: the replacement of order[i]
+  NodeMap<uint32_t> index(order.size());     // node -> its position in order
   std::vector<UOp> ns;
-  for (const UOp& x : root.toposort()) {
+  for (uint32_t i = 0; i < order.size(); i++) {
+    const UOp& x = order[i];
     ns.clear();
-    for (const UOp& s : x.src()) ns.push_back(done.at(s));
-    if constexpr (std::is_invocable_v<F&, const UOp&, const UOp&>) done.emplace(x, f(x, x.with_src(ns)));
-    else done.emplace(x, f(x.with_src(ns)));
+    for (const UOp& s : x.src()) ns.push_back(done[*index.find(s.node())]);
+    if constexpr (std::is_invocable_v<F&, const UOp&, const UOp&>) done[i] = f(x, x.with_src(ns));
+    else done[i] = f(x.with_src(ns));
+    index.try_emplace(x.node(), i);
   }
-  return done.at(root);
+  return done.back();  // the root comes last in post order
 }
 
 inline UOp remove_all_tags(const UOp& root) {
