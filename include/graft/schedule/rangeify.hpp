@@ -16,6 +16,7 @@
 #include <optional>
 #include <unordered_set>
 
+#include "graft/core/uop_map.hpp"
 #include "graft/pattern/matcher.hpp"
 #include "graft/pattern/rewrite.hpp"
 #include "graft/pattern/upat.hpp"
@@ -109,10 +110,11 @@ inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
 
 // ---- open ranges (tinygrad UOp.ranges): union of the sources' minus the ones REDUCE/END/STAGE close ----------------
 struct RangeCache {
-  std::unordered_map<UOp, std::vector<UOp>> m;
+  UOpMap<std::vector<UOp>> m;  // perf: open addressing, no node allocation per entry
+  // the reference is valid until the next get() (a later insert may move the table)
   const std::vector<UOp>& get(const UOp& u) {
-    if (auto it = m.find(u); it != m.end()) return it->second;
-    for (const UOp& x : u.toposort([&](const UOp& y) { return !m.count(y); })) {
+    if (const auto* r = m.find(u)) return *r;
+    for (const UOp& x : u.toposort([&](const UOp& y) { return !m.contains(y); })) {
       std::vector<UOp> r;
       for (const UOp& s : x.src()) {
         const auto& sr = m.at(s);
@@ -123,7 +125,7 @@ struct RangeCache {
         for (size_t i = 1; i < x.nsrc(); i++) std::erase(r, x.src(i));
       std::sort(r.begin(), r.end(), UOp::AddressLess{});
       r.erase(std::unique(r.begin(), r.end()), r.end());
-      m.emplace(x, std::move(r));
+      m.try_emplace(x, std::move(r));
     }
     return m.at(u);
   }
