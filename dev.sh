@@ -115,8 +115,8 @@ sanitizer_env() {
 }
 
 # The whole test suite once more under AddressSanitizer + UBSan (build-asan/, graft_tests only: no examples or
-# benchmarks). Measured on the 2-core VM from a fresh clone: the ASan build of graft_tests took 7.5 min (test TUs at
-# -O0, the instantiation TU at -O1; bench/README.md section 2.2) and the full ctest run under ASan 3.5 min (all backend
+# benchmarks). Measured on the 2-core VM from a fresh clone: the ASan build of graft_tests took 6 min (test TUs at
+# -O0, the instantiation TU at -O1; bench/README.md section 2.2) and the full ctest run under ASan 100 s (all backend
 # variants, Vulkan on lavapipe). The compile-fail checks are not run again (they do not depend on the build).
 check_asan() {
   [[ ${GRAFT_ASAN:-1} == 1 ]] || { step "ASan+UBSan run skipped (GRAFT_ASAN=0)"; return 0; }
