@@ -3,6 +3,7 @@
 // std::unordered_map's per-entry allocation dominated.
 #pragma once
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "graft/core/uop.hpp"
@@ -115,13 +116,11 @@ template <class V> class NodeMap {
   }
   size_t slot(const UOpNode* p) const { size_t h = reinterpret_cast<size_t>(p) >> 4; return (h ^ (h >> 24)) & mask_; }
   void rehash(size_t n) {
-    std::unique_ptr<Slot[]> old(new Slot[n]());
-    old.swap(storage_);
-    Slot* prev = slots_;
-    size_t prev_n = old ? mask_ + 1 : 0;
+    std::unique_ptr<Slot[]> old = std::exchange(storage_, std::unique_ptr<Slot[]>(new Slot[n]()));
+    size_t old_n = old ? mask_ + 1 : 0;  // none before the first insert (slots_ was the empty slot)
     slots_ = storage_.get(), mask_ = n - 1;
-    for (size_t j = 0; j < prev_n; j++) {
-      Slot& o = prev[j];
+    for (size_t j = 0; j < old_n; j++) {
+      Slot& o = old[j];
       if (!o.key) continue;
       size_t i = slot(o.key);
       while (slots_[i].key) i = (i + 1) & mask_;

@@ -58,7 +58,7 @@ template <class PM, class BPM> class RewriteContext {
   // A node gets a stage-0 entry only when it first enters replace_ (as a placeholder), so each node is visited once
   // and only its own entries finish it: popped entries need no "already done?" probe (tinygrad re-checks every pop).
   // The exception is an opaque CALL marking its body done while the body is still pending: from then on every pop
-  // re-checks (recheck_).
+  // re-checks (`recheck`).
   UOp unified(const UOp& root) {
     auto U = [](const N& p) -> const UOp& { return UOp::borrow(p); };
     struct Entry { N n; int stage; N new_n; };
@@ -67,6 +67,7 @@ template <class PM, class BPM> class RewriteContext {
     replace_.try_emplace(root.node(), nullptr);
     NodeMap<std::vector<Entry>> waitlist;  // nodes waiting for a source to finish
     size_t waiting = 0;
+    bool recheck = false;
     std::vector<N> tmp;
     auto finish = [&](N n, N r) {
       *replace_.try_emplace(n, nullptr).first = r;
@@ -95,7 +96,7 @@ template <class PM, class BPM> class RewriteContext {
         throw Error("infinite loop in graph_rewrite (stack too big): a rule set keeps rewriting without converging");
       Entry e = stack.back();
       stack.pop_back();
-      if (recheck_ && done(e.n)) continue;
+      if (recheck && done(e.n)) continue;
       if (e.stage == 0) {
         N new_n = e.n;
         if (bpm_) {
@@ -115,9 +116,9 @@ template <class PM, class BPM> class RewriteContext {
         }
         stack.push_back({e.n, 1, new_n});
         const UOp& nn = U(new_n);
-        if (!opt_.enter_calls && is_opaque_call(nn)) {
+        if (skips_body(nn)) {
           auto [slot, inserted] = replace_.try_emplace(nn.src(0).node(), nullptr);
-          if (!*slot) recheck_ |= !inserted, *slot = nn.src(0).node();
+          if (!*slot) recheck |= !inserted, *slot = nn.src(0).node();
         }
         for (size_t i = nn.nsrc(); i-- > 0;) {
           N x = nn.src(i).node();
@@ -145,7 +146,7 @@ template <class PM, class BPM> class RewriteContext {
           N nx = own(UOp::make(nn.op(), rebuild_dtype(nn, srcs), srcs, nn.arg(), nn.tag()));
           // perf: the rebuilt node's sources are finished results, so its stage 0 would place none of them; without
           // a pre-order matcher or an opaque CALL (both act in stage 0) it starts at stage 1
-          link(e, nx, !bpm_ && (opt_.enter_calls || !is_opaque_call(U(nx))) ? 1 : 0);
+          link(e, nx, !bpm_ && !skips_body(U(nx)) ? 1 : 0);
         }
       } else {
         if (N r = done(e.new_n)) finish(e.n, r);
@@ -174,7 +175,7 @@ template <class PM, class BPM> class RewriteContext {
           if (N r = cached_bpm(n)) { replace_.try_emplace(n, r); continue; }
         }
         stack.push_back({n, true});
-        if (!opt_.enter_calls && is_opaque_call(u)) replace_.try_emplace(u.src(0).node(), u.src(0).node());
+        if (skips_body(u)) replace_.try_emplace(u.src(0).node(), u.src(0).node());
         for (size_t i = u.nsrc(); i-- > 0;)
           if (!replace_.contains(u.src(i).node())) stack.push_back({u.src(i).node(), false});
       } else {
@@ -205,6 +206,8 @@ template <class PM, class BPM> class RewriteContext {
 
  private:
   using N = const UOpNode*;
+  // a CALL/FUNCTION whose body this call leaves as it is (RewriteOptions::enter_calls)
+  bool skips_body(const UOp& u) const { return !opt_.enter_calls && is_opaque_call(u); }
   // the finished replacement of x, if any (walk() never stores placeholders)
   N done(N x) const {
     const N* r = replace_.find(x);
@@ -234,7 +237,6 @@ template <class PM, class BPM> class RewriteContext {
   RewriteOptions opt_;
   NodeMap<N> replace_;
   NodeMap<N> bpm_cache_;
-  bool recheck_ = false;  // see unified()
   std::vector<UOp> keep_;  // owns every node created during the call (see unified())
 };
 
