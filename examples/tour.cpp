@@ -31,11 +31,14 @@ int main() {
   Schedule s = schedule({y});                    // rangeify2 splits the graph into kernels
   std::string src = codegen::render_c(codegen::linearize(codegen::lower(s[0].sink())));  // a kernel as C source
   std::vector<float> v = y.to_vector<float>();   // schedule, compile, run on GRAFT_DEVICE (Vulkan, else the C JIT)
+  UOp n = UOp::variable("n", 1, 100);            // bound Variables are kernel arguments: one kernel for every value
+  std::vector<float> scaled = (y * Tensor(n.bind(3))).to_vector<float>();
   std::cout << s.size() << " kernel(s); the first one in C:\n" << src;
   std::cout << "sum(exp(t - max)) per row:";
   for (float f : v) std::cout << " " << f;
   std::cout << "\n";
   bool ok = r == a + 7 && same == r && i.simplify().render() == "(a%8)" && v.size() == 4 && s.size() >= 1 && !src.empty();
   for (float f : v) ok = ok && f >= 1.0f && f <= 8.0f;
+  for (size_t k = 0; k < v.size() && ok; k++) ok = scaled.size() == v.size() && std::abs(scaled[k] - 3 * v[k]) <= 1e-5f * scaled[k];
   return ok ? 0 : 1;
 }

@@ -1,9 +1,10 @@
 // C renderer for the CPU backend. ABI of the emitted function:
 //     void <name>(void* const* bufs, long long gid_start, long long gid_end)
-// bufs[i] is buffer slot i; the function runs invocations gid_start <= gid < gid_end (the CPU device splits the
+// bufs[i] is buffer slot i, then bufs[nbufs + j] points to the value of variable slot j (a long long); the function runs invocations gid_start <= gid < gid_end (the CPU device splits the
 // range over threads). Semantics follow the reference evaluator: integer ops wrap (compile with -fwrapv), integer
 // division by zero gives 0 instead of trapping, float -> int casts of NaN/inf give 0, MAX propagates NaN.
 #pragma once
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -62,6 +63,13 @@ inline std::string math_fn(const char* f, DType dt, const std::string& a) {
   return "(_Float16)" + std::string(f) + "f((float)" + a + ")";
 }
 
+// a user-chosen name made safe for a comment or an identifier: anything but [A-Za-z0-9_] becomes '_'
+inline std::string identifier_chars(std::string s) {
+  for (char& ch : s)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
+  return s;
+}
+
 }  // namespace detail::c
 
 // render a linearized kernel as C source
@@ -118,6 +126,10 @@ inline std::string render_c(const Program& p) {
     switch (in.op) {
       case Ops::CONST: continue;
       case Ops::SPECIAL: e = "(" + type(in.dtype) + ")gid"; break;
+      case Ops::PARAM:  // variable slot imm (its name in a comment)
+        e = "(" + type(in.dtype) + ")*(const long long*)bufs[" + std::to_string(p.bufs.size() + size_t(in.imm)) + "] /* " +
+            identifier_chars(p.vars.at(size_t(in.imm)).name) + " */";
+        break;
       case Ops::LOAD: {
         std::string idx = a;
         if (in.clamp)

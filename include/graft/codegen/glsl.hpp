@@ -212,6 +212,7 @@ inline Vectorize plan_vec4(const Program& p, bool want_lanes) {
         switch (in.op) {
           case Ops::CONST: set(in.out, Uniform, isint && in.value.as_int() >= 0); continue;
           case Ops::SPECIAL: set(in.out, Lane, true); continue;
+          case Ops::PARAM: set(in.out, Uniform, p.vars.at(size_t(in.imm)).lo >= 0); continue;  // a variable
           case Ops::LOAD: set(in.out, C(in.a) == Uniform && C(in.b) == Uniform ? Uniform : Other, false); continue;
           default: break;
         }
@@ -341,14 +342,17 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
     texel[i] = launch.max_texels > 0 && !b.written && vec4_dtype(b.dtype) && b.numel > 0 &&
                b.numel < (int64_t(1) << 31) && uint64_t(b.numel + 3) / 4 <= launch.max_texels;
   }
+  // GLSL subscripts are 32-bit: int64 index math (a wide variable) is narrowed where it indexes (buffers hold < 2^31
+  // elements, so an in-bounds index fits)
+  auto sub = [wide = p.index_dtype.itemsize() == 8](const std::string& e) { return wide ? "int(" + e + ")" : e; };
   // a whole texel (4 elements from element index idx, a multiple of 4) / one element
   auto fetch4 = [&](int64_t slot, const std::string& idx, const std::string& four) {
     std::string d = "data" + std::to_string(slot);
-    return texel[size_t(slot)] ? "texelFetch(" + d + ", int(" + idx + ") >> 2)" : d + "[" + idx + " / " + four + "]";
+    return texel[size_t(slot)] ? "texelFetch(" + d + ", int(" + idx + ") >> 2)" : d + "[" + sub(idx + " / " + four) + "]";
   };
   auto fetch1 = [&](int64_t slot, const std::string& idx, const std::string& gate) {
     std::string d = "data" + std::to_string(slot);
-    if (!texel[size_t(slot)]) return d + "[" + idx + "]";
+    if (!texel[size_t(slot)]) return d + "[" + sub(idx) + "]";
     std::string t = "int(" + idx + ")";
     return "texelFetch(" + d + ", " + (gate.empty() ? t + " >> 2" : "(" + gate + ") ? " + t + " >> 2 : 0") + ")[" + t + " & 3]";
   };
@@ -375,6 +379,15 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
     }
     o << "layout(std430, set = 0, binding = " << i << ") restrict " << (p.bufs[i].written ? "" : "readonly ") << "buffer B" << i
       << " { " << (vz.vec_slot[i] ? vec4_type(p.bufs[i].dtype) : storage_type(p.bufs[i].dtype)) << " data" << i << "[]; };\n";
+  }
+  if (!p.vars.empty()) {  // variables: push constants at the offsets the runtime writes (rt::var_layout)
+    std::vector<uint8_t> widths;
+    for (const VarInfo& v : p.vars) widths.push_back(uint8_t(v.dtype.itemsize()));
+    rt::VarLayout vl = rt::var_layout(widths);
+    o << "layout(push_constant) uniform Vars {";
+    for (size_t j = 0; j < p.vars.size(); j++)
+      o << " layout(offset = " << vl.offsets[j] << ") " << type(p.vars[j].dtype) << " var" << j << ";";
+    o << " } vars;\n";
   }
   // floor division helpers for the signed index types in use
   for (DType dt : {dtypes::int32, dtypes::int64}) {
@@ -463,14 +476,14 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
         DType bt = p.bufs[size_t(in.imm)].dtype;
         if (vz.thread_vec[ii]) {
           DType it = p.regs[size_t(in.a)];
-          o << ind << "data" << in.imm << "[" << nm(in.a, 0) << " / " << literal(Arg(int64_t(4)), it) << "] = " << vec4_type(bt) << "("
+          o << ind << "data" << in.imm << "[" << sub(nm(in.a, 0) + " / " + literal(Arg(int64_t(4)), it)) << "] = " << vec4_type(bt) << "("
             << nm(in.c, 0) << ", " << nm(in.c, 1) << ", " << nm(in.c, 2) << ", " << nm(in.c, 3) << ");\n";
           continue;
         }
         bool same = lanes_of(in.a) == 1 && lanes_of(in.c) == 1 && (in.b < 0 || lanes_of(in.b) == 1);
         for (int k = 0; k < (same ? 1 : nlanes); k++) {
           std::string v = bt == dtypes::bool_ ? "uint8_t(" + nm(in.c, k) + " ? 1 : 0)" : nm(in.c, k);
-          o << ind << (in.b >= 0 ? "if (" + nm(in.b, k) + ") " : "") << "data" << in.imm << "[" << nm(in.a, k) << "] = " << v << ";\n";
+          o << ind << (in.b >= 0 ? "if (" + nm(in.b, k) + ") " : "") << "data" << in.imm << "[" << sub(nm(in.a, k)) << "] = " << v << ";\n";
         }
         continue;
       }
@@ -496,6 +509,7 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
     };
     switch (in.op) {
       case Ops::SPECIAL: e = nlanes == 1 ? T + "(gidx)" : T + "(inv * 4u + " + std::to_string(k) + "u)"; break;
+      case Ops::PARAM: e = "vars.var" + std::to_string(in.imm); break;
       case Ops::LOAD: {
         int64_t n = p.bufs[size_t(in.imm)].numel;
         DType it = p.regs[size_t(in.a)];

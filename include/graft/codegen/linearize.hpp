@@ -16,7 +16,7 @@
 namespace graft::codegen {
 
 enum class InstKind : uint8_t {
-  Value,      // out = op(a, b, c) / CONST / SPECIAL(gid) / LOAD(slot=imm, index=a, gate=b)
+  Value,      // out = op(a, b, c) / CONST / SPECIAL(gid) / LOAD(slot=imm, index=a, gate=b) / PARAM(variable imm)
   Loop,       // for (out = 0; out < imm; out++) {
   EndLoop,    // }
   AccInit,    // out = identity of op
@@ -29,7 +29,7 @@ struct Inst {
   Ops op = Ops::NOOP;
   DType dtype = dtypes::void_;
   int32_t out = -1, a = -1, b = -1, c = -1;
-  int64_t imm = 0;   // Loop: trip count; LOAD/Store: buffer slot
+  int64_t imm = 0;   // Loop: trip count; LOAD/Store: buffer slot; PARAM: variable slot
   bool clamp = false;  // LOAD: clamp the index into the buffer
   bool divisor_nonzero = false;  // CDIV/CMOD/FLOORDIV/FLOORMOD: the divisor is provably > 0 (no guard needed)
   Arg value = {};      // CONST value
@@ -38,6 +38,7 @@ struct Inst {
 struct Program {
   std::string name;
   std::vector<BufferInfo> bufs;
+  std::vector<VarInfo> vars;  // values passed with each launch
   int64_t threads = 1;
   DType index_dtype = dtypes::int32;
   std::vector<DType> regs;  // register -> dtype
@@ -52,7 +53,7 @@ using RangeSet = std::bitset<kMaxRanges>;
 class Linearizer {
  public:
   explicit Linearizer(const LoweredKernel& k) {
-    p_.name = k.name, p_.bufs = k.bufs, p_.threads = k.threads, p_.index_dtype = k.index_dtype;
+    p_.name = k.name, p_.bufs = k.bufs, p_.vars = k.vars, p_.threads = k.threads, p_.index_dtype = k.index_dtype;
     compute_deps(k.sink);
     frames_.emplace_back();
     for (const UOp& s : k.sink.src()) statement(s);
@@ -183,7 +184,7 @@ class Linearizer {
   // the nodes whose registers u's instruction reads (REDUCE bodies are emitted inside their own loops)
   static std::vector<UOp> operands(const UOp& u) {
     switch (u.op()) {
-      case Ops::REDUCE: case Ops::RANGE: case Ops::CONST: case Ops::SPECIAL: return {};
+      case Ops::REDUCE: case Ops::RANGE: case Ops::CONST: case Ops::SPECIAL: case Ops::PARAM: return {};
       case Ops::INDEX: {
         auto [i, g] = split_gate(u.src(1));
         std::vector<UOp> r;
@@ -210,6 +211,11 @@ class Linearizer {
         out = push(f, Inst{.op = Ops::CONST, .dtype = u.dtype(), .out = new_reg(u.dtype()), .value = u.arg()});
         break;
       case Ops::SPECIAL: out = push(f, Inst{.op = Ops::SPECIAL, .dtype = u.dtype(), .out = new_reg(u.dtype())}); break;
+      case Ops::PARAM:  // a buffer PARAM is only read through INDEX; one used as a value is a variable
+        if (u.arg().param().addrspace != AddrSpace::ALU)
+          throw Error("linearize: buffer PARAM " + std::to_string(u.arg().param().slot) + " used as a value");
+        out = push(f, Inst{.op = Ops::PARAM, .dtype = u.dtype(), .out = new_reg(u.dtype()), .imm = u.arg().param().slot});
+        break;
       case Ops::RANGE: throw Error("linearize: range " + u.str() + " is used outside its loop");
       case Ops::INDEX: {
         if (u.src(0).op() != Ops::PARAM) throw Error("linearize: INDEX into " + std::string(op_name(u.src(0).op())));

@@ -20,9 +20,18 @@ struct BufferInfo {
   bool written = false;
 };
 
+// a scalar variable the kernel reads (an ALU PARAM: tinygrad's bound Variable inside a kernel); its value comes with
+// each launch, so one compiled kernel serves every value
+struct VarInfo {
+  std::string name;
+  DType dtype;  // committed (weakint -> the kernel's index dtype)
+  int64_t lo = 0, hi = 0;
+};
+
 struct LoweredKernel {
   std::string name;              // E_32_64 / r_4_8 style (tinygrad's: E = elementwise, r = has a reduce)
   std::vector<BufferInfo> bufs;  // by slot
+  std::vector<VarInfo> vars;     // by slot (numbered apart from the buffers)
   int64_t threads = 1;           // invocations: product of the output ranges (1 when the kernel has none)
   DType index_dtype = dtypes::int32;
   UOp sink;                      // lowered AST; `gid` (SPECIAL) when threads > 1
@@ -118,9 +127,15 @@ template <class = void> LoweredKernel lower(const UOp& kernel_sink_in) {
   for (const UOp& u : kernel_sink.toposort()) {
     if (u.op() == Ops::REDUCE) has_reduce = true;
     if (u.op() != Ops::PARAM) continue;
-    if (!u.arg().is_param()) throw Error("lower: PARAM without a buffer argument (variables are not supported yet)");
+    if (!u.arg().is_param()) throw Error("lower: PARAM without a ParamArg");
     const ParamArg& p = u.arg().param();
     if (p.slot < 0) throw Error("lower: PARAM with a negative slot");
+    if (p.addrspace == AddrSpace::ALU) {
+      if (!p.vmin_vmax) throw Error("lower: variable PARAM '" + p.name + "' without a value range");
+      if (size_t(p.slot) >= k.vars.size()) k.vars.resize(size_t(p.slot) + 1);
+      k.vars[size_t(p.slot)] = VarInfo{p.name, u.dtype(), p.vmin_vmax->first, p.vmin_vmax->second};
+      continue;
+    }
     if (size_t(p.slot) >= k.bufs.size()) k.bufs.resize(size_t(p.slot) + 1);
     k.bufs[size_t(p.slot)] = BufferInfo{p.dtype, u.src(0).arg().as_int(), false};
   }
@@ -129,6 +144,8 @@ template <class = void> LoweredKernel lower(const UOp& kernel_sink_in) {
       k.bufs[size_t(u.src(0).src(0).arg().param().slot)].written = true;
   for (size_t i = 0; i < k.bufs.size(); i++)
     if (k.bufs[i].dtype == dtypes::void_) throw Error("lower: buffer slot " + std::to_string(i) + " is never used");
+  for (size_t i = 0; i < k.vars.size(); i++)
+    if (k.vars[i].dtype == dtypes::void_) throw Error("lower: variable slot " + std::to_string(i) + " is never used");
 
   // the output ranges of a single END become the thread id
   UOp sink = kernel_sink;
@@ -169,6 +186,12 @@ template <class = void> LoweredKernel lower(const UOp& kernel_sink_in) {
       wide = true;
   k.index_dtype = wide ? dtypes::int64 : dtypes::int32;
   k.sink = detail::commit_weak_dtypes(sink, k.index_dtype);
+  for (VarInfo& v : k.vars)
+    if (v.dtype == dtypes::weakint) v.dtype = k.index_dtype;
+  for (const VarInfo& v : k.vars)
+    if (!dtypes::is_int(v.dtype) || dtypes::is_bool(v.dtype) || (v.dtype.itemsize() != 4 && v.dtype.itemsize() != 8))
+      throw Error("lower: variable '" + v.name + "' has dtype " + std::string(v.dtype.name()) +
+                  " (variables are 32- or 64-bit integers)");
   return k;
 }
 

@@ -118,6 +118,11 @@ class UOp {
   const Arg& val() const;
   bool is_invalid() const { return is_const() && arg().is<InvalidT>(); }
   bool is_variable() const;
+  // tinygrad bind(): a Variable bound to a value is AFTER(var, STORE(var, CONST value)); the value must lie in the
+  // variable's range and be a multiple of its multiple_of
+  UOp bind(int64_t value) const;
+  bool is_bound_var() const;
+  int64_t bound_value() const { return src(1).src(1).arg().as_int(); }  // of a bound var
 
   // replace any field; returns *this when nothing changed
   struct Replace {
@@ -574,6 +579,23 @@ inline UOp UOp::variable(const std::string& name, int64_t lo, int64_t hi, DType 
 
 inline bool UOp::is_variable() const {
   return n_ && op() == Ops::BUFFER && arg().is_param() && arg().param().vmin_vmax && arg().param().addrspace == AddrSpace::ALU;
+}
+
+inline UOp UOp::bind(int64_t value) const {
+  if (!is_variable()) throw Error("bind: " + std::string(n_ ? op_name(op()) : "an empty UOp") + " is not a Variable");
+  const ParamArg& p = arg().param();
+  if (value < p.vmin_vmax->first || value > p.vmin_vmax->second)
+    throw Error("bind: " + std::to_string(value) + " is outside the range [" + std::to_string(p.vmin_vmax->first) + ", " +
+                std::to_string(p.vmin_vmax->second) + "] of variable " + p.name);
+  if (p.multiple_of > 1 && value % p.multiple_of != 0)
+    throw Error("bind: " + std::to_string(value) + " is not a multiple of " + std::to_string(p.multiple_of) + " (variable " + p.name + ")");
+  UOp store = make(Ops::STORE, dtypes::void_, {*this, const_(dtype(), value)});
+  return make(Ops::AFTER, dtype(), {*this, store});
+}
+
+inline bool UOp::is_bound_var() const {
+  return n_ && op() == Ops::AFTER && nsrc() == 2 && src(0).is_variable() && src(1).op() == Ops::STORE &&
+         src(1).nsrc() == 2 && src(1).src(0) == src(0) && src(1).src(1).is_const();
 }
 
 inline UOp UOp::range(const UOp& end, int64_t axis_id, AxisType t) {

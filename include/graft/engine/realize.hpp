@@ -56,6 +56,7 @@ inline rt::KernelSource render_for(const rt::Device& d, std::shared_ptr<const co
   k.name = ir->name;
   k.num_buffers = uint32_t(ir->bufs.size());
   k.threads = ir->threads;
+  for (const codegen::VarInfo& v : ir->vars) k.var_bytes.push_back(uint8_t(v.dtype.itemsize()));
   if (is_vulkan(d)) {
     auto* vd = dynamic_cast<const rt::VulkanDevice*>(&d);
     codegen::GlslLaunch launch = codegen::glsl_launch(*ir, d.features().max_local_size, vd ? vd->max_texel_elements() : 0);
@@ -211,7 +212,7 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
     if (o) outputs.insert(underlying_buffer(o));
   for (const UOp& w : s.writes) outputs.insert(w);
   for (size_t i = 0; i < s.size(); i++)
-    for (const UOp& a : s[i].args()) last_use[underlying_buffer(a)] = i;
+    for (const UOp& a : s[i].buffers()) last_use[underlying_buffer(a)] = i;
   BufferPool pool(*dev);
   auto buffer_of = [&](const UOp& b) -> rt::Buffer* {
     auto it = bufs.find(b);
@@ -229,9 +230,16 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
     if (dbg >= 4) std::cerr << "graft: kernel " << i << " " << k.name << "\n" << k.source << "\n";
     std::shared_ptr<rt::Program> prog = compile_cached(*dev, k);
     std::vector<rt::Buffer*> args;
-    for (const UOp& a : s[i].args()) args.push_back(buffer_of(underlying_buffer(a)));
-    if (k.threads > 0) prog->launch(args), launches++;
-    for (const UOp& a : s[i].args()) {  // intermediates dead after this kernel go back to the pool
+    for (const UOp& a : s[i].buffers()) args.push_back(buffer_of(underlying_buffer(a)));
+    std::vector<int64_t> vals;
+    for (const UOp& v : s[i].vars()) {
+      auto it = s.var_vals.find(v.arg().param().name);
+      if (it == s.var_vals.end())
+        throw Error("realize: variable '" + v.arg().param().name + "' is not bound (use Tensor(var.bind(value)))");
+      vals.push_back(it->second);
+    }
+    if (k.threads > 0) prog->launch(args, vals), launches++;
+    for (const UOp& a : s[i].buffers()) {  // intermediates dead after this kernel go back to the pool
       UOp b = underlying_buffer(a);
       if (last_use.at(b) == i && !outputs.contains(b) && !host_storage(b))
         if (auto it = bufs.find(b); it != bufs.end()) pool.put(it->second), bufs.erase(it);
@@ -262,12 +270,13 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
 }  // namespace engine
 
 namespace detail {
-// a tensor graph with every AFTER replaced by the buffer view it wraps (what the graph reads once the writes ran)
+// a tensor graph with every assign's AFTER replaced by the buffer view it wraps (what the graph reads once the writes
+// ran)
 inline UOp resolve_afters(const UOp& u, std::unordered_map<const UOpNode*, UOp>& memo) {
   if (!u.slice_ops().has(Ops::AFTER)) return u;
   if (auto it = memo.find(u.node()); it != memo.end()) return it->second;
   UOp r;
-  if (u.op() == Ops::AFTER) {
+  if (u.op() == Ops::AFTER && !u.is_bound_var()) {  // a bound Variable stays bound
     r = resolve_afters(u.src(0), memo);
   } else {
     std::vector<UOp> ns;

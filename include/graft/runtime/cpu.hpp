@@ -3,7 +3,7 @@
 // Kernel ABI (what the C renderer emits):
 //   void <KernelSource::name>(void* const* bufs, long long gid_start, long long gid_end);
 // computes the invocations gid_start <= gid < gid_end (the kernel contains its own loop over gid); bufs[i] is the
-// host pointer of buffer slot i. Program::launch splits [0, threads) into contiguous chunks over a persistent
+// host pointer of buffer slot i, followed by one pointer per variable slot to its value (a long long). Program::launch splits [0, threads) into contiguous chunks over a persistent
 // thread pool when the kernel is big enough, else runs it on the calling thread; it returns when the kernel is done,
 // so synchronize() only moves the launch times into last_kernel_times().
 //
@@ -483,15 +483,22 @@ class CpuProgram final : public Program {
  public:
   CpuProgram(std::shared_ptr<cpu_detail::State> st, std::shared_ptr<cpu_detail::Library> lib, cpu_detail::KernelFn fn,
              const KernelSource& k)
-      : st_(std::move(st)), lib_(std::move(lib)), fn_(fn), name_(k.name), nbufs_(k.num_buffers), threads_(k.threads) {}
+      : st_(std::move(st)), lib_(std::move(lib)), fn_(fn), name_(k.name), nbufs_(k.num_buffers), nvars_(k.var_bytes.size()),
+        threads_(k.threads) {}
 
-  void launch(std::span<Buffer* const> bufs) override {
+  using Program::launch;
+  void launch(std::span<Buffer* const> bufs, std::span<const int64_t> vars) override {
     if (bufs.size() < nbufs_)
+      throw Error("CPU: kernel '" + name_ + "' needs " + std::to_string(nbufs_) + " buffers, got " + std::to_string(bufs.size()));
+    check_var_count(name_, nvars_, vars.size());
+    if (nvars_ && bufs.size() != nbufs_)  // the variables' pointers follow exactly nbufs_ buffers
       throw Error("CPU: kernel '" + name_ + "' needs " + std::to_string(nbufs_) + " buffers, got " + std::to_string(bufs.size()));
     void* small[16];
     std::vector<void*> big;
     void** ptrs = small;
-    if (bufs.size() > 16) big.resize(bufs.size()), ptrs = big.data();
+    std::vector<long long> values(vars.begin(), vars.end());  // the kernel reads each through a pointer after the buffers
+    if (bufs.size() + vars.size() > 16) big.resize(bufs.size() + vars.size()), ptrs = big.data();
+    for (size_t j = 0; j < values.size(); j++) ptrs[bufs.size() + j] = &values[j];
     for (size_t i = 0; i < bufs.size(); i++) {
       auto* cb = dynamic_cast<CpuBuffer*>(bufs[i]);
       if (!cb) throw Error("CPU: kernel '" + name_ + "' buffer slot " + std::to_string(i) + " is not a CPU buffer");
@@ -532,6 +539,7 @@ class CpuProgram final : public Program {
   cpu_detail::KernelFn fn_;
   std::string name_;
   uint32_t nbufs_;
+  size_t nvars_;
   int64_t threads_;
   std::atomic<bool> slow_{false};
 };

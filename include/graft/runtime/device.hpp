@@ -35,15 +35,43 @@ struct KernelSource {
   uint32_t num_buffers = 0;  // binding i / argument i = buffer slot i
   int64_t threads = 1;     // invocations, gid = 0 .. threads-1
   uint32_t local_size = 1; // Vulkan workgroup size (layout(local_size_x = local_size)); ignored by the CPU
+  std::vector<uint8_t> var_bytes = {};  // per variable slot: 4 or 8 (its integer width; Vulkan packs push constants)
   std::shared_ptr<const codegen::Program> program = {};  // the linear IR it was rendered from (the interpreter runs this)
 };
 
 class Program {
  public:
   virtual ~Program() = default;
-  // bufs[i] is slot i; the same Buffer may appear twice only if the kernel does not write it
-  virtual void launch(std::span<Buffer* const> bufs) = 0;
+  // bufs[i] is slot i; the same Buffer may appear twice only if the kernel does not write it; vars[j] is the value
+  // of variable slot j (KernelSource::var_bytes), checked against the kernel's count
+  virtual void launch(std::span<Buffer* const> bufs, std::span<const int64_t> vars) = 0;
+  void launch(std::span<Buffer* const> bufs) { launch(bufs, {}); }
 };
+
+// Push-constant layout of a kernel's variables (GLSL renderer and Vulkan runtime agree through this): each value at
+// the next offset aligned to its width; `size` is the whole block, a multiple of 4 as Vulkan requires.
+struct VarLayout {
+  std::vector<uint32_t> offsets;
+  uint32_t size = 0;
+};
+inline VarLayout var_layout(std::span<const uint8_t> var_bytes) {
+  VarLayout l;
+  uint32_t at = 0;
+  for (uint8_t b : var_bytes) {
+    if (b != 4 && b != 8) throw Error("variable of " + std::to_string(b) + " bytes (variables are 32- or 64-bit integers)");
+    at = (at + b - 1) / b * b;
+    l.offsets.push_back(at);
+    at += b;
+  }
+  l.size = (at + 3) / 4 * 4;
+  return l;
+}
+
+inline void check_var_count(const std::string& kernel, size_t want, size_t got) {
+  if (want != got)
+    throw Error("kernel '" + kernel + "' takes " + std::to_string(want) + " variable value" + (want == 1 ? "" : "s") +
+                ", got " + std::to_string(got));
+}
 
 struct DeviceFeatures {
   bool int64 = true, float64 = true, float16 = true, int8_storage = true, int16 = true;

@@ -29,9 +29,15 @@ class InterpBuffer : public Buffer {
 class InterpProgram : public Program {
  public:
   explicit InterpProgram(std::shared_ptr<const codegen::Program> p) : p_(std::move(p)) {}
-  void launch(std::span<Buffer* const> bufs) override {
+  using Program::launch;
+  void launch(std::span<Buffer* const> bufs, std::span<const int64_t> vars) override {
     const codegen::Program& p = *p_;
     if (bufs.size() != p.bufs.size()) throw Error("INTERP " + p.name + ": expected " + std::to_string(p.bufs.size()) + " buffers");
+    check_var_count(p.name, p.vars.size(), vars.size());
+    for (size_t j = 0; j < vars.size(); j++)
+      if (vars[j] < p.vars[j].lo || vars[j] > p.vars[j].hi)
+        throw Error("INTERP " + p.name + ": variable '" + p.vars[j].name + "' = " + std::to_string(vars[j]) + " is outside [" +
+                    std::to_string(p.vars[j].lo) + ", " + std::to_string(p.vars[j].hi) + "]");
     std::vector<uint8_t*> data;
     for (size_t i = 0; i < bufs.size(); i++) {
       auto* b = dynamic_cast<InterpBuffer*>(bufs[i]);
@@ -42,13 +48,14 @@ class InterpProgram : public Program {
       data.push_back(b->data());
     }
     std::vector<double> r(p.regs.size(), 0.0);
-    for (int64_t gid = 0; gid < p.threads; gid++) run(p, data, r, gid);
+    for (int64_t gid = 0; gid < p.threads; gid++) run(p, data, vars, r, gid);
   }
 
  private:
   std::shared_ptr<const codegen::Program> p_;
 
-  static void run(const codegen::Program& p, std::vector<uint8_t*>& data, std::vector<double>& r, int64_t gid) {
+  static void run(const codegen::Program& p, std::vector<uint8_t*>& data, std::span<const int64_t> vars, std::vector<double>& r,
+                  int64_t gid) {
     using codegen::InstKind;
     std::vector<size_t> loop_start;  // index of the Loop instruction of each open loop
     const auto& is = p.insts;
@@ -91,6 +98,7 @@ class InterpProgram : public Program {
       switch (in.op) {
         case Ops::CONST: out = detail::ref::round_to(in.dtype, in.value.as_double()); break;
         case Ops::SPECIAL: out = double(gid); break;
+        case Ops::PARAM: out = double(vars[size_t(in.imm)]); break;
         case Ops::LOAD:
           out = (in.b >= 0 && r[size_t(in.b)] == 0)
                     ? 0.0

@@ -672,12 +672,20 @@ class VulkanProgram final : public Program {
  public:
   VulkanProgram(std::shared_ptr<Context> ctx, std::shared_ptr<PipelineObj> obj, const KernelSource& k)
       : ctx_(std::move(ctx)), obj_(std::move(obj)), name_(k.name), num_buffers_(k.num_buffers),
-        grid_(dispatch_grid(k.threads, k.local_size)) {}
+        grid_(dispatch_grid(k.threads, k.local_size)), var_bytes_(k.var_bytes), vars_(var_layout(k.var_bytes)) {}
 
-  void launch(std::span<Buffer* const> bufs) override {
+  using Program::launch;
+  void launch(std::span<Buffer* const> bufs, std::span<const int64_t> vars) override {
     if (bufs.size() != num_buffers_)
       throw Error("Vulkan: kernel '" + name_ + "' takes " + std::to_string(num_buffers_) + " buffers, launched with " +
                   std::to_string(bufs.size()));
+    check_var_count(name_, var_bytes_.size(), vars.size());
+    std::vector<uint8_t> push(vars_.size);  // variables as push constants, each at its offset in its width
+    for (size_t j = 0; j < vars.size(); j++) {
+      int32_t v32 = int32_t(vars[j]);
+      if (var_bytes_[j] == 4) std::memcpy(push.data() + vars_.offsets[j], &v32, 4);
+      else std::memcpy(push.data() + vars_.offsets[j], &vars[j], 8);
+    }
     std::vector<VulkanBuffer*> vb(bufs.size());
     for (size_t i = 0; i < bufs.size(); ++i) {
       vb[i] = dynamic_cast<VulkanBuffer*>(bufs[i]);
@@ -716,6 +724,8 @@ class VulkanProgram final : public Program {
     VkCommandBuffer cmd = c.command_buffer();
     api.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, obj_->pipeline);
     api.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, obj_->layout, 0, 1, &set, 0, nullptr);
+    if (!push.empty())
+      api.vkCmdPushConstants(cmd, obj_->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, uint32_t(push.size()), push.data());
     // COMPUTE_SHADER stage on both: "begin" is written once earlier dispatches have finished, "end" once this one has.
     if (c.timestamp_bits) {
       auto [pool, q] = c.next_query();
@@ -740,6 +750,8 @@ class VulkanProgram final : public Program {
   std::string name_;
   uint32_t num_buffers_;
   std::array<uint32_t, 3> grid_;
+  std::vector<uint8_t> var_bytes_;
+  VarLayout vars_;
 };
 
 }  // namespace vk
@@ -823,6 +835,12 @@ class VulkanDevice final : public Device {
     auto pl = vk::make<VkPipelineLayoutCreateInfo>(VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO);
     pl.setLayoutCount = 1;
     pl.pSetLayouts = &obj->set_layout;
+    VarLayout vars = var_layout(k.var_bytes);
+    if (vars.size > c.props.limits.maxPushConstantsSize)
+      throw Error("Vulkan: kernel '" + k.name + "' needs " + std::to_string(vars.size) + " bytes of variables; the device allows " +
+                  std::to_string(c.props.limits.maxPushConstantsSize) + " bytes of push constants");
+    VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, vars.size};
+    if (vars.size) pl.pushConstantRangeCount = 1, pl.pPushConstantRanges = &range;
     vk::check(api.vkCreatePipelineLayout(c.device, &pl, nullptr, &obj->layout), "vkCreatePipelineLayout");
 
     auto sm = vk::make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);

@@ -87,7 +87,8 @@ inline void pin_new_objects(const std::vector<std::string>& before) {
   X(vkDestroyDescriptorPool) X(vkResetDescriptorPool) X(vkAllocateDescriptorSets) X(vkUpdateDescriptorSets)           \
   X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkResetCommandPool) X(vkAllocateCommandBuffers)                    \
   X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkCmdBindPipeline) X(vkCmdBindDescriptorSets) X(vkCmdDispatch)      \
-  X(vkCmdPipelineBarrier) X(vkCmdWriteTimestamp) X(vkCmdResetQueryPool) X(vkCmdCopyBuffer) X(vkCreateQueryPool)       \
+  X(vkCmdPushConstants) X(vkCmdPipelineBarrier) X(vkCmdWriteTimestamp) X(vkCmdResetQueryPool) X(vkCmdCopyBuffer)      \
+  X(vkCreateQueryPool)                                                                                                \
   X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkCreateFence) X(vkDestroyFence) X(vkWaitForFences)                \
   X(vkResetFences) X(vkCreateBufferView) X(vkDestroyBufferView)
 

@@ -8,6 +8,7 @@
 #include "graft/schedule/split.hpp"
 
 #include <algorithm>
+#include <map>
 #include <queue>
 
 namespace graft {
@@ -16,6 +17,18 @@ struct Kernel {
   UOp call;  // CALL(SINK(body), args...)
   const UOp& sink() const { return call.src(0); }
   std::vector<UOp> args() const { return {call.src().begin() + 1, call.src().end()}; }
+  // the arguments are the buffers (by slot), then the Variables (by variable slot; values in Schedule::var_vals)
+  static bool is_var_arg(const UOp& a) { return a.is_variable(); }
+  std::vector<UOp> buffers() const {
+    std::vector<UOp> r;
+    for (const UOp& a : call.src().subspan(1)) if (!is_var_arg(a)) r.push_back(a);
+    return r;
+  }
+  std::vector<UOp> vars() const {
+    std::vector<UOp> r;
+    for (const UOp& a : call.src().subspan(1)) if (is_var_arg(a)) r.push_back(a);
+    return r;
+  }
 };
 
 struct Schedule {
@@ -23,6 +36,7 @@ struct Schedule {
   UOp graph;  // the kernel graph: SINK(AFTER(buf, CALL(...)), ...)
   std::vector<UOp> outputs;  // each output tensor's buffer (empty handle when it already was one)
   std::vector<UOp> writes;   // buffers of the tensor graphs that kernels write (assign targets, Tensor::full buffers)
+  std::map<std::string, int64_t> var_vals;  // bound Variables by name (tinygrad var_vals): the kernels' variable values
   size_t size() const { return kernels.size(); }
   const Kernel& operator[](size_t i) const { return kernels.at(i); }
   auto begin() const { return kernels.begin(); }
@@ -190,6 +204,22 @@ template <class = void> Schedule schedule(const std::vector<Tensor>& tensors) {
     return s;
   }
   UOp big_sink = UOp::sink(outs);
+  // bound Variables: the values go to var_vals and the graph keeps the bare variable (a 0-d ALU BUFFER, which kernels
+  // read as a scalar PARAM), so the bind's STORE never becomes a kernel and kernels do not depend on the values
+  std::unordered_map<UOp, UOp> unbind;
+  for (const UOp& u : big_sink.toposort()) {
+    if (!u.is_bound_var()) continue;
+    const std::string& name = u.src(0).arg().param().name;
+    auto [it, fresh] = s.var_vals.try_emplace(name, u.bound_value());
+    if (!fresh && it->second != u.bound_value())
+      throw Error("variable '" + name + "' is bound to both " + std::to_string(it->second) + " and " +
+                  std::to_string(u.bound_value()) + " in one schedule");
+    unbind.try_emplace(u, u.src(0));
+  }
+  if (!unbind.empty()) {
+    big_sink = big_sink.substitute(unbind);
+    outs.assign(big_sink.src().begin(), big_sink.src().end());
+  }
   sched::check_state_cycles(big_sink);
   std::vector<UOp> prepared_outputs;
   UOp prepared = sched::prepare(outs, &prepared_outputs);
@@ -197,7 +227,7 @@ template <class = void> Schedule schedule(const std::vector<Tensor>& tensors) {
     if (out_of[i] != SIZE_MAX) s.outputs[i] = prepared_outputs.at(out_of[i]);
   UOpSet persistent, written;  // the buffers of the tensor graphs
   for (const UOp& u : big_sink.toposort())
-    if (u.op() == Ops::BUFFER) persistent.insert(u);
+    if (u.op() == Ops::BUFFER && !u.is_variable()) persistent.insert(u);
   s.graph = sched::get_kernel_graph(prepared, persistent);
   for (const UOp& c : sched::order_kernels(s.graph)) s.kernels.push_back(Kernel{c});
   // buffers of the tensor graphs that some kernel writes: their bytes go back to host storage

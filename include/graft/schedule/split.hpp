@@ -3,7 +3,10 @@
 // per underlying buffer; an AFTER takes its buffer's slot and stays the call argument so the dependency is kept),
 // the INDEX migration rules fold the remaining RESHAPEs into flat indices, and RANGEs are renumbered per kernel in
 // visit order. Slot 0 is the STORE destination, then inputs in discovery order.
-// Not here (yet): variables (ALU PARAMs), NOOP stores (STORE(a, a), Invalid values), symbolic max shapes, MSTACK/MSELECT.
+// Variables (0-d BUFFERs in the ALU addrspace; schedule() has moved bound values to Schedule::var_vals) become
+// scalar ALU PARAMs numbered among the kernel's variables (slot = variable index); the call passes the variables
+// after the buffers, so a kernel's code does not depend on the values.
+// Not here (yet): NOOP stores (STORE(a, a), Invalid values), symbolic max shapes, MSTACK/MSELECT.
 #pragma once
 #include "graft/schedule/rangeify.hpp"
 
@@ -12,11 +15,22 @@ namespace graft::sched {
 struct SplitCtx {
   std::vector<UOp> call_args;
   std::unordered_map<UOp, int64_t> buffers;
+  std::vector<UOp> vars;  // Variables (0-d ALU BUFFERs), by variable slot
   int64_t range_number = -1;
 };
 
+// a variable inside a kernel body -> ALU PARAM(slot = its index among the kernel's variables)
+inline UOp split_var(SplitCtx& ctx, const UOp& var) {
+  size_t i = size_t(std::find(ctx.vars.begin(), ctx.vars.end(), var) - ctx.vars.begin());
+  if (i == ctx.vars.size()) ctx.vars.push_back(var);
+  ParamArg p = var.arg().param();
+  p.slot = int64_t(i);
+  return UOp::make(Ops::PARAM, var.dtype(), {UOp::shape_arg({})}, Arg(std::move(p)), Arg(true));
+}
+
 inline UOp split_buffer(SplitCtx& ctx, const UOp& u) {
   if (!u.tag().is_none()) return UOp();
+  if (u.is_variable()) return split_var(ctx, u);
   UOp b = u;
   while (b.op() == Ops::AFTER) b = b.src(0);
   if (!b.arg().is_param() || b.arg().param().addrspace != AddrSpace::GLOBAL) return UOp();
@@ -52,6 +66,7 @@ template <class = void> UOp split_store(const UOp& x) {
   UOp body = remove_all_tags(graph_rewrite(x, pm_split_graph(), ctx, {.bottom_up = true}));
   std::vector<UOp> s{UOp::sink({body})};
   s.insert(s.end(), ctx.call_args.begin(), ctx.call_args.end());
+  s.insert(s.end(), ctx.vars.begin(), ctx.vars.end());
   return UOp::make(Ops::CALL, dtypes::void_, s);
 }
 

@@ -5,7 +5,8 @@
 // Data: a realized tensor is a BUFFER (fresh slot, device "CPU") RESHAPEd to its shape (no RESHAPE when 1-D, as
 // tinygrad's reshape is a no-op there), whose bytes live in the storage side table (tensor/storage.hpp). A Tensor keeps
 // shared_ptrs to every storage its graph reads.
-// realize() / to_vector() use the reference evaluator (tensor/reference.hpp) for now; compiled backends come later.
+// realize() / to_vector() (engine/realize.hpp) schedule, compile and run on a device. A bound Variable is a 0-d tensor:
+// Tensor(UOp::variable("n", 1, 10).bind(3)).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -625,7 +626,7 @@ class Tensor {
   // buffer identity: BUFFER/PARAM through RESHAPEs (and AFTERs when after_ok)
   static bool is_buffer(UOp x, bool after_ok) {
     while (x.op() == Ops::RESHAPE || (after_ok && x.op() == Ops::AFTER)) x = x.src(0);
-    return x.op() == Ops::BUFFER || x.op() == Ops::PARAM;
+    return (x.op() == Ops::BUFFER && !x.is_variable()) || x.op() == Ops::PARAM;  // a Variable is a value
   }
   static void merge(Deps& d, const Deps& o) {
     for (const auto& s : o)
