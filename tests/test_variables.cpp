@@ -139,3 +139,30 @@ TEST_CASE("numeric: a bound variable across kernels, alone, and beyond int32") {
   CHECK(program_of(s).vars.at(0).dtype == dtypes::int64);
   CHECK((idx + Tensor(w.bind(big))).to_vector<int64_t>() == std::vector<int64_t>{big, big + 1, big - 2});
 }
+
+TEST_CASE("numeric: an assign reads a bound variable, and the kernel is compiled once for every value") {
+  UOp v = UOp::variable("step", 0, 100);
+  Tensor acc = Tensor::from(std::vector<float>{1, 2, 3}, {3}).contiguous().realize();
+  std::vector<double> want{1, 2, 3};
+  for (int64_t val : {4, 9, 20}) {
+    acc.assign(acc + Tensor(v.bind(val))).realize();
+    for (double& w : want) w += double(val);
+  }
+  std::vector<float> got = acc.to_vector();
+  REQUIRE(got.size() == 3);
+  for (size_t j = 0; j < 3; j++) CHECK(got[j] == doctest::Approx(want[j]));
+}
+
+TEST_CASE("variables: a new value runs the compiled kernel again (no compile)") {
+  UOp v = UOp::variable("s", 1, 1000);
+  std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8};
+  auto run = [&](int64_t val) { return (Tensor::from(x, {8}) * Tensor(v.bind(val)) + 0.5f).to_vector("CPU"); };
+  CHECK(run(7)[1] == 14.5f);
+  auto before = rt::CpuDevice::get()->stats();
+  std::vector<float> got = run(123);
+  auto after = rt::CpuDevice::get()->stats();
+  CHECK(after.compiler_runs == before.compiler_runs);
+  CHECK(after.memory_hits == before.memory_hits);  // not even a lookup in the device: the engine reused the program
+  CHECK(after.disk_hits == before.disk_hits);
+  for (size_t j = 0; j < x.size(); j++) CHECK(got[j] == x[j] * 123.0f + 0.5f);
+}

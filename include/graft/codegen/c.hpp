@@ -1,8 +1,9 @@
 // C renderer for the CPU backend. ABI of the emitted function:
 //     void <name>(void* const* bufs, long long gid_start, long long gid_end)
-// bufs[i] is buffer slot i, then bufs[nbufs + j] points to the value of variable slot j (a long long); the function runs invocations gid_start <= gid < gid_end (the CPU device splits the
-// range over threads). Semantics follow the reference evaluator: integer ops wrap (compile with -fwrapv), integer
-// division by zero gives 0 instead of trapping, float -> int casts of NaN/inf give 0, MAX propagates NaN.
+// bufs[i] is buffer slot i, then bufs[nbufs + j] points to the value of variable slot j (a long long); the function
+// runs invocations gid_start <= gid < gid_end (the CPU device splits the range over threads). Semantics follow the
+// reference evaluator: integer ops wrap (compile with -fwrapv), integer division by zero gives 0 instead of trapping,
+// float -> int casts of NaN/inf give 0, MAX propagates NaN.
 #pragma once
 #include <cctype>
 #include <cmath>

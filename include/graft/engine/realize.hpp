@@ -201,6 +201,8 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
   if (dbg >= 1) {
     std::cerr << "graft: schedule of " << s.size() << " kernel" << (s.size() == 1 ? "" : "s") << " on " << dev->name() << ":";
     for (const auto& k : srcs) std::cerr << " " << k.name;
+    const char* sep = "; variables ";
+    for (const auto& [name, v] : s.var_vals) std::cerr << sep << name << "=" << v, sep = ", ";
     std::cerr << "\n";
   }
 

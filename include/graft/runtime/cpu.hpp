@@ -3,9 +3,10 @@
 // Kernel ABI (what the C renderer emits):
 //   void <KernelSource::name>(void* const* bufs, long long gid_start, long long gid_end);
 // computes the invocations gid_start <= gid < gid_end (the kernel contains its own loop over gid); bufs[i] is the
-// host pointer of buffer slot i, followed by one pointer per variable slot to its value (a long long). Program::launch splits [0, threads) into contiguous chunks over a persistent
-// thread pool when the kernel is big enough, else runs it on the calling thread; it returns when the kernel is done,
-// so synchronize() only moves the launch times into last_kernel_times().
+// host pointer of buffer slot i, followed by one pointer per variable slot to its value (a long long).
+// Program::launch splits [0, threads) into contiguous chunks over a persistent thread pool when the kernel is big
+// enough, else runs it on the calling thread; it returns when the kernel is done, so synchronize() only moves the
+// launch times into last_kernel_times().
 //
 // Compiling: `${GRAFT_CC:-cc} -O3 -march=native -fno-math-errno -ffp-contract=off -fwrapv -pipe -shared -fPIC
 //   $GRAFT_CFLAGS -o X.so X.c -lm`, spawned with posix_spawnp (no shell). GRAFT_CC and GRAFT_CFLAGS are split on

@@ -207,7 +207,9 @@ template <class = void> Schedule schedule(const std::vector<Tensor>& tensors) {
   // bound Variables: the values go to var_vals and the graph keeps the bare variable (a 0-d ALU BUFFER, which kernels
   // read as a scalar PARAM), so the bind's STORE never becomes a kernel and kernels do not depend on the values
   std::unordered_map<UOp, UOp> unbind;
+  UOpSet persistent, written;  // the buffers of the tensor graphs (unbinding leaves them as they are)
   for (const UOp& u : big_sink.toposort()) {
+    if (u.op() == Ops::BUFFER && !u.is_variable()) persistent.insert(u);
     if (!u.is_bound_var()) continue;
     const std::string& name = u.src(0).arg().param().name;
     auto [it, fresh] = s.var_vals.try_emplace(name, u.bound_value());
@@ -225,9 +227,6 @@ template <class = void> Schedule schedule(const std::vector<Tensor>& tensors) {
   UOp prepared = sched::prepare(outs, &prepared_outputs);
   for (size_t i = 0; i < tensors.size(); i++)
     if (out_of[i] != SIZE_MAX) s.outputs[i] = prepared_outputs.at(out_of[i]);
-  UOpSet persistent, written;  // the buffers of the tensor graphs
-  for (const UOp& u : big_sink.toposort())
-    if (u.op() == Ops::BUFFER && !u.is_variable()) persistent.insert(u);
   s.graph = sched::get_kernel_graph(prepared, persistent);
   for (const UOp& c : sched::order_kernels(s.graph)) s.kernels.push_back(Kernel{c});
   // buffers of the tensor graphs that some kernel writes: their bytes go back to host storage
