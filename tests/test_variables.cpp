@@ -166,3 +166,39 @@ TEST_CASE("variables: a new value runs the compiled kernel again (no compile)") 
   CHECK(after.disk_hits == before.disk_hits);
   for (size_t j = 0; j < x.size(); j++) CHECK(got[j] == x[j] * 123.0f + 0.5f);
 }
+
+TEST_CASE("numeric: shrink at a bound variable offset reads and writes a window (a KV cache)") {
+  UOp v = UOp::variable("pos", 0, 6);
+  auto c = [](int64_t x) { return UOp::const_int(x); };
+  std::vector<float> x(24);
+  for (size_t j = 0; j < x.size(); j++) x[j] = float(j);
+  Tensor cache = Tensor::from(x, {8, 3}).contiguous().realize();
+  for (int64_t val : {0, 2, 6}) {  // two rows from pos
+    UOp p = v.bind(val);
+    std::vector<float> got = (cache.shrink({{p, p + 2}, {c(0), c(3)}}) * 2.0f).to_vector();
+    REQUIRE(got.size() == 6);
+    for (size_t j = 0; j < 6; j++) CHECK(got[j] == 2.0f * x[size_t(val) * 3 + j]);
+  }
+  // one kernel for every offset
+  Schedule s1 = schedule({cache.shrink({{v.bind(1), v.bind(1) + 2}, {c(0), c(3)}}) * 2.0f});
+  Schedule s5 = schedule({cache.shrink({{v.bind(5), v.bind(5) + 2}, {c(0), c(3)}}) * 2.0f});
+  REQUIRE(s1.size() == 1);
+  CHECK(s1[0].sink() == s5[0].sink());
+  // write row pos (a KV-cache update), then read the whole cache
+  for (int64_t val : {3, 5}) {
+    UOp p = v.bind(val);
+    cache.shrink({{p, p + 1}, {c(0), c(3)}}).assign(Tensor::from(std::vector<float>{-1, -2, -3}, {1, 3})).realize();
+    for (size_t j = 0; j < 3; j++) x[size_t(val) * 3 + j] = -float(j + 1);
+  }
+  CHECK(cache.to_vector() == x);
+}
+
+TEST_CASE("variables: a symbolic shrink must have a constant size and stay inside for every value") {
+  Tensor t = Tensor::empty({8, 3});
+  UOp w = UOp::variable("w", 0, 7), p = w.bind(1);
+  auto c = [](int64_t x) { return UOp::const_int(x); };
+  CHECK_THROWS_WITH_AS(t.shrink({{p, p + 2}, {c(0), c(3)}}), doctest::Contains("bad (offset, size) ([0, 7], 2) on axis 0"), Error);
+  CHECK_THROWS_WITH_AS(t.shrink({{p, p * 2}, {c(0), c(3)}}), doctest::Contains("is not a constant"), Error);
+  CHECK(t.shrink({{c(1), c(3)}, {c(0), c(3)}}).shape() == Shape{2, 3});  // constant bounds: the ordinary shrink
+  CHECK(t.shrink({{p, p + 1}, {c(0), c(3)}}).shape() == Shape{1, 3});
+}

@@ -18,6 +18,12 @@ inline std::string shape_str(std::span<const int64_t> s) {
 inline int64_t prod(std::span<const int64_t> s) { return std::accumulate(s.begin(), s.end(), int64_t(1), std::multiplies<>()); }
 
 // STACK/CONST shape source -> dims
+// the elements of a shape-like source as UOps (a SHRINK's offsets may be Variables or bound Variables)
+inline std::vector<UOp> shape_arg_uops(const UOp& u) {
+  if (u.op() == Ops::STACK) return {u.src().begin(), u.src().end()};
+  return {u};
+}
+
 inline Shape as_shape(const UOp& u) {
   if (u.op() == Ops::CONST) return {u.arg().as_int()};
   if (u.op() != Ops::STACK) throw Error("shape source must be a CONST or STACK, got " + std::string(op_name(u.op())));
@@ -134,7 +140,20 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
       }
       return s;
     }
-    case PAD: case SHRINK: {
+    case SHRINK: {  // offsets may be symbolic: every value they can take must keep the window inside
+      const Shape& in = src_shape(0);
+      std::vector<UOp> off = shape_arg_uops(u.src(1));
+      Shape size = as_shape(u.src(2));
+      if (off.size() != in.size() || size.size() != in.size()) throw mop_err("arg rank does not match", in);
+      for (size_t i = 0; i < in.size(); i++) {
+        int64_t lo = off[i].vmin().as_int(), hi = off[i].vmax().as_int();
+        if (lo < 0 || size[i] < 0 || hi > in[i] - size[i])
+          throw mop_err("bad (offset, size) (" + (lo == hi ? std::to_string(lo) : "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]") +
+                            ", " + std::to_string(size[i]) + ") on axis " + std::to_string(i), in);
+      }
+      return size;
+    }
+    case PAD: {
       const Shape& in = src_shape(0);
       Shape off = as_shape(u.src(1)), size = as_shape(u.src(2));
       if (off.size() != in.size() || size.size() != in.size()) throw mop_err("arg rank does not match", in);

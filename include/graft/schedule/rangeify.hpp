@@ -165,8 +165,9 @@ template <class = void> std::vector<UOp> apply_movement_op(const UOp& r, std::sp
   std::vector<UOp> out;
   switch (r.op()) {
     case Ops::SHRINK: {
-      Shape off = as_shape(r.src(1));
-      for (size_t i = 0; i < idx.size(); i++) out.push_back(off[i] == 0 ? idx[i] : idx[i] + off[i]);
+      std::vector<UOp> off = shape_arg_uops(r.src(1));  // a Variable offset stays symbolic: the kernel reads it
+      for (size_t i = 0; i < idx.size(); i++)
+        out.push_back(off[i].is_const() && off[i].arg().as_int() == 0 ? idx[i] : idx[i] + off[i]);
       break;
     }
     case Ops::PERMUTE: {

@@ -327,6 +327,24 @@ class Tensor {
     if (size == s) return *this;
     return mop(Ops::SHRINK, {UOp::shape_arg(off), UOp::shape_arg(size)});
   }
+  // shrink with symbolic bounds (tinygrad x.shrink(((v, v+2),)) with a bound Variable v): each end - start must
+  // simplify to a constant; every value of start must keep the window inside the axis. Constant bounds -> shrink above.
+  Tensor shrink(const std::vector<std::pair<UOp, UOp>>& arg) const {
+    const Shape& s = shape();
+    if (arg.size() != s.size()) throw Error("shrink: arg has " + std::to_string(arg.size()) + " axes, shape is " + shape_str(s));
+    std::vector<std::pair<int64_t, int64_t>> consts;
+    std::vector<UOp> off;
+    Shape size;
+    for (size_t i = 0; i < s.size(); i++) {
+      const auto& [b, e] = arg[i];
+      UOp n = (e - b).simplify();
+      if (!n.is_const()) throw Error("shrink: the size " + n.render() + " on axis " + std::to_string(i) + " is not a constant");
+      off.push_back(b), size.push_back(n.arg().as_int());
+      if (b.is_const()) consts.push_back({b.arg().as_int(), b.arg().as_int() + size.back()});
+    }
+    if (consts.size() == s.size()) return shrink(consts);
+    return mop(Ops::SHRINK, {off.size() == 1 ? off[0] : UOp::stack(off), UOp::shape_arg(size)});
+  }
   Tensor shrink_to(const Shape& ns) const {
     std::vector<std::pair<int64_t, int64_t>> a;
     for (int64_t d : ns) a.push_back({0, d});
