@@ -95,6 +95,7 @@ TEST_CASE("numeric: a bound variable scales, offsets and masks tensors") {
     Tensor t(v.bind(val));
     // elementwise, a reduce over a scaled input, and a mask from comparing an arange with the variable
     Tensor scaled = a * t + t;
+    std::vector<double> oracle = evaluate(scaled.uop());
     Tensor rows = (a * t).sum(1);
     Tensor masked = Tensor::arange(int64_t(24)).reshape({4, 6}).lt(t).where(a, Tensor::scalar(0.0f));
     std::vector<float> got_s = scaled.to_vector(), got_r = rows.to_vector(), got_m = masked.to_vector();
@@ -103,6 +104,7 @@ TEST_CASE("numeric: a bound variable scales, offsets and masks tensors") {
     REQUIRE(got_m.size() == 24);
     for (size_t j = 0; j < 24; j++) {
       CHECK(got_s[j] == doctest::Approx(double(data[j]) * double(val) + double(val)));
+      CHECK(oracle.at(j) == doctest::Approx(double(got_s[j])));
       CHECK(got_m[j] == (int64_t(j) < val ? data[j] : 0.0f));
     }
     for (size_t r = 0; r < 4; r++) {
@@ -175,9 +177,13 @@ TEST_CASE("numeric: shrink at a bound variable offset reads and writes a window 
   Tensor cache = Tensor::from(x, {8, 3}).contiguous().realize();
   for (int64_t val : {0, 2, 6}) {  // two rows from pos
     UOp p = v.bind(val);
-    std::vector<float> got = (cache.shrink({{p, p + 2}, {c(0), c(3)}}) * 2.0f).to_vector();
+    Tensor window = cache.shrink({{p, p + 2}, {c(0), c(3)}}) * 2.0f;
+    std::vector<double> oracle = evaluate(window.uop());  // the reference evaluator reads the bound offset too
+    std::vector<float> got = window.to_vector();
     REQUIRE(got.size() == 6);
+    REQUIRE(oracle.size() == 6);
     for (size_t j = 0; j < 6; j++) CHECK(got[j] == 2.0f * x[size_t(val) * 3 + j]);
+    for (size_t j = 0; j < 6; j++) CHECK(oracle[j] == double(got[j]));
   }
   // one kernel for every offset
   Schedule s1 = schedule({cache.shrink({{v.bind(1), v.bind(1) + 2}, {c(0), c(3)}}) * 2.0f});

@@ -2,8 +2,9 @@
 // dtype's semantics applied after every op: float32 results are rounded to float, ints wrap to their width (int ops
 // are done in int64), bool is 0/1, weakfloat computes as float32. Handles BUFFER (host side table), CONST, every movement op (PAD fills 0), ALU ops
 // with implicit (right-aligned) broadcasting, CAST, REDUCE of the leading n axes, AFTER/STORE (Tensor::full),
-// CONTIGUOUS / DETACH / COPY passthrough. Iterative (explicit stack, no recursion over graph depth), memoized per node.
-// This is the oracle for the compiled backends, which come later; Tensor::realize() uses it for now.
+// CONTIGUOUS / DETACH / COPY passthrough, bound Variables (AFTER(var, STORE(var, value))) as their value, also as
+// SHRINK offsets. Iterative (explicit stack, no recursion over graph depth), memoized per node.
+// The tests' oracle for the compiled backends (realize() runs on a device: engine/realize.hpp).
 #pragma once
 #include <cmath>
 #include <memory>
@@ -148,6 +149,10 @@ template <class F> std::vector<double> gather(const Shape& out, const std::vecto
   return r;
 }
 
+}  // namespace detail::ref
+inline std::vector<double> evaluate(const UOp& root);
+namespace detail::ref {
+
 inline std::vector<double> eval_node(const UOp& u, const std::vector<const std::vector<double>*>& in) {
   using enum Ops;
   switch (u.op()) {
@@ -214,7 +219,8 @@ inline std::vector<double> eval_node(const UOp& u, const std::vector<const std::
     case PAD: case SHRINK: {
       const Shape& is = u.src(0).shape();
       std::vector<int64_t> st = strides_of(is);
-      Shape off = as_shape(u.src(1));
+      Shape off;  // a SHRINK offset may be an expression of bound Variables: evaluated as a scalar graph
+      for (const UOp& o : shape_arg_uops(u.src(1))) off.push_back(o.is_const() ? o.arg().as_int() : int64_t(evaluate(o).at(0)));
       bool pad = u.op() == PAD;
       return gather(u.shape(), *in[0], [&](const std::vector<int64_t>& idx) -> int64_t {
         int64_t o = 0;
