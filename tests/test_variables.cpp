@@ -205,6 +205,8 @@ TEST_CASE("variables: a symbolic shrink must have a constant size and stay insid
   auto c = [](int64_t x) { return UOp::const_int(x); };
   CHECK_THROWS_WITH_AS(t.shrink({{p, p + 2}, {c(0), c(3)}}), doctest::Contains("bad (offset, size) ([0, 7], 2) on axis 0"), Error);
   CHECK_THROWS_WITH_AS(t.shrink({{p, p * 2}, {c(0), c(3)}}), doctest::Contains("is not a constant"), Error);
+  CHECK_THROWS_WITH_AS(t.shrink({{UOp::const_float(1.0), UOp::const_float(2.0)}, {c(0), c(3)}}),
+                       doctest::Contains("must be integer UOps"), Error);
   CHECK(t.shrink({{c(1), c(3)}, {c(0), c(3)}}).shape() == Shape{2, 3});  // constant bounds: the ordinary shrink
   CHECK(t.shrink({{p, p + 1}, {c(0), c(3)}}).shape() == Shape{1, 3});
 }

@@ -17,13 +17,13 @@ inline std::string shape_str(std::span<const int64_t> s) {
 }
 inline int64_t prod(std::span<const int64_t> s) { return std::accumulate(s.begin(), s.end(), int64_t(1), std::multiplies<>()); }
 
-// STACK/CONST shape source -> dims
 // the elements of a shape-like source as UOps (a SHRINK's offsets may be Variables or bound Variables)
 inline std::vector<UOp> shape_arg_uops(const UOp& u) {
   if (u.op() == Ops::STACK) return {u.src().begin(), u.src().end()};
   return {u};
 }
 
+// STACK/CONST shape source -> dims
 inline Shape as_shape(const UOp& u) {
   if (u.op() == Ops::CONST) return {u.arg().as_int()};
   if (u.op() != Ops::STACK) throw Error("shape source must be a CONST or STACK, got " + std::string(op_name(u.op())));

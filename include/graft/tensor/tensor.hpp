@@ -337,6 +337,8 @@ class Tensor {
     Shape size;
     for (size_t i = 0; i < s.size(); i++) {
       const auto& [b, e] = arg[i];
+      if (!b || !e || !dtypes::is_int(b.dtype()) || !dtypes::is_int(e.dtype()))
+        throw Error("shrink: the bounds on axis " + std::to_string(i) + " must be integer UOps (a Variable, a bound one, or a CONST)");
       UOp n = (e - b).simplify();
       if (!n.is_const()) throw Error("shrink: the size " + n.render() + " on axis " + std::to_string(i) + " is not a constant");
       off.push_back(b), size.push_back(n.arg().as_int());
