@@ -381,9 +381,7 @@ inline std::string render_glsl(const Program& p, const rt::DeviceFeatures& featu
       << " { " << (vz.vec_slot[i] ? vec4_type(p.bufs[i].dtype) : storage_type(p.bufs[i].dtype)) << " data" << i << "[]; };\n";
   }
   if (!p.vars.empty()) {  // variables: push constants at the offsets the runtime writes (rt::var_layout)
-    std::vector<uint8_t> widths;
-    for (const VarInfo& v : p.vars) widths.push_back(uint8_t(v.dtype.itemsize()));
-    rt::VarLayout vl = rt::var_layout(widths);
+    rt::VarLayout vl = rt::var_layout(var_widths(p));
     o << "layout(push_constant) uniform Vars {";
     for (size_t j = 0; j < p.vars.size(); j++)
       o << " layout(offset = " << vl.offsets[j] << ") " << type(p.vars[j].dtype) << " var" << j << ";";

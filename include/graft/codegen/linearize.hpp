@@ -269,6 +269,13 @@ class Linearizer {
 
 inline Program linearize(const LoweredKernel& k) { return detail::Linearizer(k).take(); }
 
+// bytes of each variable slot (4 or 8): what rt::KernelSource::var_bytes and the push-constant layout take
+inline std::vector<uint8_t> var_widths(const Program& p) {
+  std::vector<uint8_t> w;
+  for (const VarInfo& v : p.vars) w.push_back(uint8_t(v.dtype.itemsize()));
+  return w;
+}
+
 // Register names for a renderer: v<N>, except constants, which are written inline where they are used (negative
 // ones parenthesised so `-` + `-1` never reads as `--1`). `literal(value, dtype)` is the renderer's literal syntax.
 template <class Literal> std::vector<std::string> register_names(const Program& p, Literal&& literal) {

@@ -186,12 +186,12 @@ template <class = void> LoweredKernel lower(const UOp& kernel_sink_in) {
       wide = true;
   k.index_dtype = wide ? dtypes::int64 : dtypes::int32;
   k.sink = detail::commit_weak_dtypes(sink, k.index_dtype);
-  for (VarInfo& v : k.vars)
+  for (VarInfo& v : k.vars) {
     if (v.dtype == dtypes::weakint) v.dtype = k.index_dtype;
-  for (const VarInfo& v : k.vars)
     if (!dtypes::is_int(v.dtype) || dtypes::is_bool(v.dtype) || (v.dtype.itemsize() != 4 && v.dtype.itemsize() != 8))
       throw Error("lower: variable '" + v.name + "' has dtype " + std::string(v.dtype.name()) +
                   " (variables are 32- or 64-bit integers)");
+  }
   return k;
 }
 

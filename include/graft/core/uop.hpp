@@ -118,6 +118,8 @@ class UOp {
   const Arg& val() const;
   bool is_invalid() const { return is_const() && arg().is<InvalidT>(); }
   bool is_variable() const;
+  // a BUFFER or PARAM that holds memory: not a Variable (a 0-d ALU BUFFER, a scalar that kernels take by value)
+  bool is_storage() const { return n_ && ((op() == Ops::BUFFER && !is_variable()) || op() == Ops::PARAM); }
   // tinygrad bind(): a Variable bound to a value is AFTER(var, STORE(var, CONST value)); the value must lie in the
   // variable's range and be a multiple of its multiple_of
   UOp bind(int64_t value) const;

@@ -56,7 +56,7 @@ inline rt::KernelSource render_for(const rt::Device& d, std::shared_ptr<const co
   k.name = ir->name;
   k.num_buffers = uint32_t(ir->bufs.size());
   k.threads = ir->threads;
-  for (const codegen::VarInfo& v : ir->vars) k.var_bytes.push_back(uint8_t(v.dtype.itemsize()));
+  k.var_bytes = codegen::var_widths(*ir);
   if (is_vulkan(d)) {
     auto* vd = dynamic_cast<const rt::VulkanDevice*>(&d);
     codegen::GlslLaunch launch = codegen::glsl_launch(*ir, d.features().max_local_size, vd ? vd->max_texel_elements() : 0);
@@ -231,8 +231,9 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
     rt::KernelSource& k = srcs[i];
     if (dbg >= 4) std::cerr << "graft: kernel " << i << " " << k.name << "\n" << k.source << "\n";
     std::shared_ptr<rt::Program> prog = compile_cached(*dev, k);
+    std::vector<UOp> kernel_bufs = s[i].buffers();
     std::vector<rt::Buffer*> args;
-    for (const UOp& a : s[i].buffers()) args.push_back(buffer_of(underlying_buffer(a)));
+    for (const UOp& a : kernel_bufs) args.push_back(buffer_of(underlying_buffer(a)));
     std::vector<int64_t> vals;
     for (const UOp& v : s[i].vars()) {
       auto it = s.var_vals.find(v.arg().param().name);
@@ -241,7 +242,7 @@ std::vector<std::shared_ptr<HostStorage>> run(const Schedule& s, std::shared_ptr
       vals.push_back(it->second);
     }
     if (k.threads > 0) prog->launch(args, vals), launches++;
-    for (const UOp& a : s[i].buffers()) {  // intermediates dead after this kernel go back to the pool
+    for (const UOp& a : kernel_bufs) {  // intermediates dead after this kernel go back to the pool
       UOp b = underlying_buffer(a);
       if (last_use.at(b) == i && !outputs.contains(b) && !host_storage(b))
         if (auto it = bufs.find(b); it != bufs.end()) pool.put(it->second), bufs.erase(it);

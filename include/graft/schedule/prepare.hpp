@@ -19,14 +19,11 @@
 
 namespace graft::sched {
 
-// A BUFFER or PARAM that holds memory: not a Variable (a 0-d ALU BUFFER, a scalar that kernels take by value).
-inline bool is_storage(const UOp& u) { return (u.op() == Ops::BUFFER && !u.is_variable()) || u.op() == Ops::PARAM; }
-
 // The BUFFER (or PARAM) below a buffer view: through AFTER, BITCAST and the movement ops; a null handle otherwise.
 // (The scheduler's "which buffer does this read or write", and the engine's "which buffer is this kernel argument".)
 inline UOp buf_uop(UOp u) {
   while (u.op() == Ops::AFTER || u.op() == Ops::BITCAST || GroupOp::Movement.has(u.op())) u = u.src(0);
-  return is_storage(u) ? u : UOp();
+  return u.is_storage() ? u : UOp();
 }
 
 // RESHAPE unless the shape is already right
@@ -78,13 +75,13 @@ inline UOp remove_all_tags(const UOp& root) {
 inline bool has_buffer_identity(const UOp& u) {
   UOp x = u;
   while (x.op() == Ops::RESHAPE || x.op() == Ops::AFTER) x = x.src(0);
-  return is_storage(x);
+  return x.is_storage();
 }
 
 inline bool is_realized_tensor(const UOp& u) {
   UOp x = u;
   while (x.op() == Ops::RESHAPE) x = x.src(0);
-  return is_storage(x);
+  return x.is_storage();
 }
 
 // value -> AFTER(buf, STORE(buf.reshape(shape), value)) with a fresh buffer (the AFTER is flat: shape (numel,))

@@ -18,15 +18,14 @@ struct Kernel {
   const UOp& sink() const { return call.src(0); }
   std::vector<UOp> args() const { return {call.src().begin() + 1, call.src().end()}; }
   // the arguments are the buffers (by slot), then the Variables (by variable slot; values in Schedule::var_vals)
-  static bool is_var_arg(const UOp& a) { return a.is_variable(); }
   std::vector<UOp> buffers() const {
     std::vector<UOp> r;
-    for (const UOp& a : call.src().subspan(1)) if (!is_var_arg(a)) r.push_back(a);
+    for (const UOp& a : call.src().subspan(1)) if (!a.is_variable()) r.push_back(a);
     return r;
   }
   std::vector<UOp> vars() const {
     std::vector<UOp> r;
-    for (const UOp& a : call.src().subspan(1)) if (is_var_arg(a)) r.push_back(a);
+    for (const UOp& a : call.src().subspan(1)) if (a.is_variable()) r.push_back(a);
     return r;
   }
 };

@@ -646,7 +646,7 @@ class Tensor {
   // buffer identity: BUFFER/PARAM through RESHAPEs (and AFTERs when after_ok)
   static bool is_buffer(UOp x, bool after_ok) {
     while (x.op() == Ops::RESHAPE || (after_ok && x.op() == Ops::AFTER)) x = x.src(0);
-    return (x.op() == Ops::BUFFER && !x.is_variable()) || x.op() == Ops::PARAM;  // a Variable is a value
+    return x.is_storage();  // a Variable is a value, not a buffer
   }
   static void merge(Deps& d, const Deps& o) {
     for (const auto& s : o)
