@@ -373,3 +373,19 @@ TEST_CASE("cpu runtime: zero-size buffers and bounds-checked copies") {
   Buffer* one[] = {z.get()};
   CHECK_THROWS_AS(prog->launch(one), graft::Error);
 }
+
+TEST_CASE("cpu runtime: buffers of 2 MiB and more are 2 MiB aligned for huge pages and keep their bytes") {
+  TempDir d;
+  CpuDevice dev(opts(d));
+  const size_t n = (size_t(2) << 20) + 3;  // just over a huge page: the capacity rounds up, the size does not
+  auto b = dev.alloc(n);
+  CHECK(b->nbytes() == n);
+  CHECK(reinterpret_cast<uintptr_t>(static_cast<CpuBuffer*>(b.get())->data()) % (size_t(2) << 20) == 0);
+  std::vector<unsigned char> in(n), out(n, 0);
+  for (size_t i = 0; i < n; i++) in[i] = static_cast<unsigned char>(i * 7 + 1);
+  b->copy_in(in.data(), n);
+  b->copy_out(out.data(), n);
+  CHECK(in == out);
+  auto small = dev.alloc(100);  // small buffers keep the 64-byte alignment
+  CHECK(reinterpret_cast<uintptr_t>(static_cast<CpuBuffer*>(small.get())->data()) % CpuBuffer::kAlign == 0);
+}

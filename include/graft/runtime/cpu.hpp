@@ -19,6 +19,7 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -52,15 +53,20 @@ extern char** environ;
 namespace graft::rt {
 
 // ---------------------------------------------------------------------------------------------------------------
-// Buffer: 64-byte aligned host memory.
+// Buffer: 64-byte aligned host memory; buffers of 2 MiB and more are 2 MiB aligned and asked to be backed by huge pages
+// (MADV_HUGEPAGE; ignored where transparent huge pages are off). perf: with 4 KiB pages, a 16M-float a+b kernel took
+// 4-6 ms or 31-42 ms depending on which cached buffers it got (TLB misses under the VM's nested paging); with huge
+// pages it takes 4-6 ms every run, and the copies in and out of the buffers speed up alike.
 class CpuBuffer final : public Buffer {
  public:
-  static constexpr size_t kAlign = 64;
+  static constexpr size_t kAlign = 64, kHugePage = size_t(2) << 20;
   explicit CpuBuffer(size_t nbytes) : nbytes_(nbytes) {
-    size_t cap = nbytes == 0 ? kAlign : (nbytes + kAlign - 1) / kAlign * kAlign;  // aligned_alloc: multiple of align
+    size_t align = nbytes >= kHugePage ? kHugePage : kAlign;
+    size_t cap = nbytes == 0 ? align : (nbytes + align - 1) / align * align;  // aligned_alloc: multiple of align
     if (cap < nbytes) throw Error("CPU: cannot allocate " + std::to_string(nbytes) + " bytes");
-    data_ = std::aligned_alloc(kAlign, cap);
+    data_ = std::aligned_alloc(align, cap);
     if (!data_) throw Error("CPU: out of memory allocating " + std::to_string(nbytes) + " bytes");
+    if (align == kHugePage) ::madvise(data_, cap, MADV_HUGEPAGE);  // a hint: failure leaves 4 KiB pages
   }
   ~CpuBuffer() override { std::free(data_); }
   CpuBuffer(const CpuBuffer&) = delete;
