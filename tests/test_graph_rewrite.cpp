@@ -429,3 +429,33 @@ TEST_CASE("graph rewrite: the ctx reaches every rule unchanged") {
     CHECK(ctx.hits[2] == 1);
   }
 }
+
+TEST_CASE("graph rewrite: a fold shortcut runs before matching and instead of building a rebuilt parent") {
+  // a deliberately different shortcut (sum) and rule (product) for ADD of two CONSTs show which one produced the node
+  static int rule_calls = 0;
+  auto sum_fold = [](Ops op, DType dt, std::span<const UOp> src, const Arg&) {
+    if (op != Ops::ADD || src.size() != 2 || src[0].op() != Ops::CONST || src[1].op() != Ops::CONST) return UOp();
+    return UOp::const_(dt, src[0].arg().as_int() + src[1].arg().as_int());
+  };
+  PatternMatcher rules{
+      rule(c0 + c1, [](const auto& m) { rule_calls++; return UOp::const_(m[c0].dtype(), m[c0].arg().as_int() * m[c1].arg().as_int()); }),
+      rule(cv, [](const auto& m) { int64_t v = m[cv].arg().as_int(); return v > 10 ? UOp::const_(m[cv].dtype(), v - 10) : UOp(); }),
+  };
+  PatternMatcher pm = rules.with_fold(sum_fold);
+  CHECK(bool(pm.fold()));
+  CHECK_FALSE(bool(rules.fold()));
+  CHECK(bool((pm + rules).fold()));  // the left matcher's rules come first, so its shortcut stays sound
+  CHECK_FALSE(bool((rules + pm).fold()));
+  CHECK_FALSE(bool(pm.dynamic().fold()));  // the runtime matcher is the oracle of the rules alone
+  UOp two = UOp::const_int(2), three = UOp::const_int(3);
+  rule_calls = 0;
+  CHECK(graph_rewrite(two + three, pm) == UOp::const_int(5));                       // before matching: 2+3, not 2*3
+  CHECK(graph_rewrite(UOp::const_int(13) + three, pm) == UOp::const_int(6));        // rebuilt parent (3 + 3): a sum
+  CHECK(graph_rewrite((two + three) + UOp::const_int(4), pm) == UOp::const_int(9));  // folded results fold again
+  CHECK(rule_calls == 0);
+  CHECK(graph_rewrite(two + three, rules) == UOp::const_int(6));
+  CHECK(graph_rewrite(UOp::const_int(13) + three, rules) == UOp::const_int(9));
+  CHECK(rule_calls == 2);
+  UOp a = UOp::variable("a", 0, 10);
+  CHECK(graph_rewrite(a + three, pm) == a + three);  // not its case: the rules decide
+}

@@ -6,6 +6,7 @@
 #include <graft/graft.hpp>
 
 #include <cctype>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -1523,6 +1524,41 @@ TEST_CASE("symbolic differential fuzz: sums of scaled div/mod terms") {
     }
   }
   CHECK(checked == 6000);
+}
+
+TEST_CASE("symbolic constant-folding shortcut reaches the node the rules reach") {
+  // symbolic()'s fold shortcut (PatternMatcher::with_fold) against the same rules without it, on trees of int ops over
+  // constants (values up to 2^40 so that MUL and ADD overflow int64 and stay unfolded) with a few variables
+  const PatternMatcher& fast = symbolic();
+  const PatternMatcher slow(symbolic().rules());
+  REQUIRE(bool(fast.fold()));
+  REQUIRE_FALSE(bool(slow.fold()));
+  const Ops ops[] = {Ops::ADD, Ops::SUB, Ops::MUL, Ops::MAX, Ops::XOR, Ops::OR, Ops::AND, Ops::CMPLT, Ops::CMPNE, Ops::CMPEQ};
+  const DType dts[] = {dtypes::weakint, dtypes::int32, dtypes::int64};
+  std::mt19937_64 rng(7);
+  auto pick = [&](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  int folded = 0;
+  for (int t = 0; t < 300; t++) {
+    DType dt = dts[t % 3];
+    UOp v = UOp::variable(vname("f", t % 4), -8, 8).cast(dt);
+    std::function<UOp(int)> gen = [&](int depth) -> UOp {
+      if (depth == 0 || pick(0, 9) == 0) {
+        int64_t k = pick(0, 9);
+        return k == 0 ? v : UOp::const_(dt, k < 3 ? pick(-(int64_t(1) << 40), int64_t(1) << 40) : pick(-20, 20));
+      }
+      Ops op = ops[pick(0, 9)];
+      UOp l = gen(depth - 1), r = gen(depth - 1);
+      if (op == Ops::CMPLT || op == Ops::CMPNE || op == Ops::CMPEQ)  // a comparison feeds a WHERE to stay int
+        return where(UOp::make(op, dtypes::bool_, {l, r}), l, r);
+      return UOp::make(op, dt, {l, r});
+    };
+    UOp e = gen(int(t % 6) + 1);
+    CAPTURE(t);
+    UOp f = graph_rewrite(e, fast);
+    CHECK(f == graph_rewrite(e, slow));
+    folded += f.op() == Ops::CONST;
+  }
+  CHECK(folded > 20);
 }
 
 TEST_CASE("symbolic int64 overflow leaves constants unfolded and terminates") {

@@ -281,18 +281,33 @@ class PatternMatcher {
     return UOp();
   }
 
-  // rule order is priority: this matcher's rules come first
+  // rule order is priority: this matcher's rules come first (and its fold shortcut, if any, stays valid)
   PatternMatcher operator+(const PatternMatcher& o) const {
     std::vector<Rule> all = rules_;
     all.insert(all.end(), o.rules_.begin(), o.rules_.end());
-    return PatternMatcher(std::move(all));
+    PatternMatcher r(std::move(all));
+    r.fold_ = fold_;
+    return r;
   }
-  // the same rules matched through the runtime UPat interpreter (the oracle / benchmark baseline)
+  // the same rules matched through the runtime UPat interpreter (the oracle / benchmark baseline), no fold shortcut
   PatternMatcher dynamic() const {
     std::vector<Rule> all = rules_;
     for (Rule& r : all) r.use_dynamic = true;
     return PatternMatcher(std::move(all));
   }
+
+  // A fold shortcut: fold(op, dtype, src, arg) returns the node that these rules rewrite op(src) to in one step, or an
+  // empty UOp when it does not know. graph_rewrite calls it before matching a node and before building a parent
+  // whose sources changed, so a node that folds is neither dispatched over the rules nor interned (LLVM's IRBuilder
+  // folds constants at construction the same way). Only sound where the first rule to fire on every node the
+  // shortcut folds gives exactly its result (symbolic_simple's constant folding).
+  using Fold = UOp (*)(Ops op, DType dtype, std::span<const UOp> src, const Arg& arg);
+  PatternMatcher with_fold(Fold f) const {
+    PatternMatcher r = *this;
+    r.fold_ = f;
+    return r;
+  }
+  Fold fold() const { return fold_; }
   const std::vector<Rule>& rules() const { return rules_; }
   size_t size() const { return rules_.size(); }
 
@@ -349,6 +364,7 @@ class PatternMatcher {
   }
   std::vector<Rule> rules_;
   std::array<std::vector<Candidate>, num_ops> pdict_;
+  Fold fold_ = nullptr;
 };
 
 }  // namespace graft

@@ -137,13 +137,16 @@ template <class PM, class BPM> class RewriteContext {
         }
         if (missing) { wait_on(missing, e); continue; }
         if (same) {
+          if (N f = folded(nn.op(), nn.dtype(), nn.src(), nn.arg())) { link(e, f, 0); continue; }
           UOp next;
           if (!pm_ || !(next = pm_->rewrite(nn, ctx_))) { finish(e.n, e.new_n); continue; }
           if (viz_) [[unlikely]] viz_->step(nn, next, false);
           link(e, own(std::move(next)), 0);
         } else {
           std::span<const UOp> srcs = UOp::borrow(std::span<const N>(tmp));
-          N nx = own(UOp::make(nn.op(), rebuild_dtype(nn, srcs), srcs, nn.arg(), nn.tag()));
+          DType dt = rebuild_dtype(nn, srcs);
+          if (N f = folded(nn.op(), dt, srcs, nn.arg())) { link(e, f, 0); continue; }
+          N nx = own(UOp::make(nn.op(), dt, srcs, nn.arg(), nn.tag()));
           // perf: the rebuilt node's sources are finished results, so its stage 0 would place none of them; without
           // a pre-order matcher or an opaque CALL (both act in stage 0) it starts at stage 1
           link(e, nx, !bpm_ && !skips_body(U(nx)) ? 1 : 0);
@@ -217,6 +220,13 @@ template <class PM, class BPM> class RewriteContext {
     N p = u.node();
     keep_.push_back(std::move(u));
     return p;
+  }
+  // the matcher's fold shortcut (PatternMatcher::with_fold), off while GRAFT_VIZ records the rules that fire
+  N folded(Ops op, DType dt, std::span<const UOp> src, const Arg& arg) {
+    if constexpr (requires { pm_->fold(); })
+      if (pm_ && pm_->fold() && !viz_)
+        if (UOp r = pm_->fold()(op, dt, src, arg)) return own(std::move(r));
+    return nullptr;
   }
   N cached_bpm(N x) {
     if (const N* r = bpm_cache_.find(x)) return *r;

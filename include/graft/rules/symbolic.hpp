@@ -192,6 +192,15 @@ inline UOp fold_const_alu(const UOp& a) {
   return a.const_like(*r);
 }
 
+// symbolic_simple's fold shortcut (PatternMatcher::with_fold): two int64 CONSTs under an int ALU op or a comparison.
+// Every rule ahead of constant folding that fires on such a node (x+0, x*1, max(x,x), x^x, x<x, ...) gives the same
+// CONST, so folding before dispatch, or instead of building the node, reaches the node the rules would reach.
+inline UOp fold_const_pair(Ops op, DType dtype, std::span<const UOp> src, const Arg&) {
+  if (src.size() != 2 || src[0].op() != Ops::CONST || src[1].op() != Ops::CONST) return UOp();
+  auto r = fold_int_binary(op, dtype, src[0].arg(), src[1].arg());
+  return r ? UOp::make(Ops::CONST, dtype, {}, std::move(*r)) : UOp();
+}
+
 // ---- structural helpers (tinygrad UOp methods) -------------------------------------------------------------------
 inline bool is_c(const UOp& u) { return u.op() == Ops::CONST && u.arg().is_number(); }
 inline int64_t ival(const UOp& u) { return u.arg().as_int(); }
@@ -890,7 +899,7 @@ template <class = void> const PatternMatcher& symbolic_simple() {
   using namespace sym_pats;
   using sym_detail::is_c;
   using sym_detail::ival;
-  static const PatternMatcher pm = pm_data_invalid() + PatternMatcher{
+  static const PatternMatcher pm = (pm_data_invalid() + PatternMatcher{
       // ** self folding **
       rule(x + 0, [](const auto& m) { return m[x]; }),
       rule(x * 1, [](const auto& m) { return m[x]; }),
@@ -989,7 +998,7 @@ template <class = void> const PatternMatcher& symbolic_simple() {
            [](const auto& m) { return where(m[a] & m[b], m["c"], m["d"]); }),
       rule(p::where(a, p::var<"c">, p::where(b, p::var<"c">, p::var<"d">)),
            [](const auto& m) { return where(m[a] | m[b], m["c"], m["d"]); }),
-  };
+  }).with_fold(&sym_detail::fold_const_pair);
   return pm;
 }
 
