@@ -1,8 +1,8 @@
 // graft::schedule (rangeify2 first cut): kernel counts against the seed column of tinygrad_rangeify.md §6 and
 // structural checks of the kernel ASTs.
 #include <doctest/doctest.h>
+#include <random>
 
-#include <graft/graft.hpp>
 #include <graft/graft.hpp>
 
 using namespace graft;
@@ -368,4 +368,84 @@ TEST_CASE("schedule: a Tensor.full input gets its own fill kernel first") {
   CHECK(s[1].args()[1].op() == Ops::AFTER);
   CHECK(s[1].args()[1].src(1) == s[0].call);
   check_numerics({t});
+}
+
+TEST_CASE("rangeify reshape index math: grouped unflattening gives the values of the flat div/mod form") {
+  // random reshapes built from groups of equal size (each side a random factorisation with size-1 dims sprinkled in),
+  // indexed by RANGEs and by bounded sums of RANGEs; every range assignment is evaluated on both forms
+  std::mt19937 rng(11);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto factor = [&](int64_t n, Shape& out) {
+    while (n > 1) {
+      std::vector<int64_t> divs;
+      for (int64_t d = 2; d <= n; d++)
+        if (n % d == 0) divs.push_back(d);
+      int64_t d = pick(0, 2) == 0 ? n : divs[size_t(pick(0, int(divs.size()) - 1))];
+      out.push_back(d);
+      n /= d;
+      if (pick(0, 4) == 0) out.push_back(1);
+    }
+  };
+  const int64_t sizes[] = {1, 2, 3, 4, 6, 8, 12};
+  int checked = 0, grouped = 0;
+  for (int t = 0; t < 200; t++) {
+    Shape in, out;
+    for (int g = pick(1, 3); g-- > 0;) {
+      int64_t n = sizes[pick(0, 6)];
+      factor(n, in), factor(n, out);
+      if (n == 1) (pick(0, 1) ? in : out).push_back(1);
+    }
+    if (in.empty()) in.push_back(1);
+    if (out.empty()) out.push_back(1);
+    CAPTURE(t);
+    std::vector<UOp> idx, rngs;
+    int64_t id = 0;
+    for (int64_t d : out) {
+      if (d == 1) { idx.push_back(UOp::const_int(0)); continue; }
+      if (d % 2 == 0 && d > 2 && pick(0, 1)) {  // a bounded composite index: r_a*2 + r_b over (d/2, 2)
+        UOp a = UOp::range(d / 2, id++), b = UOp::range(2, id++);
+        rngs.push_back(a), rngs.push_back(b);
+        idx.push_back(a * 2 + b);
+        continue;
+      }
+      rngs.push_back(UOp::range(d, id++));
+      idx.push_back(rngs.back());
+    }
+    std::vector<UOp> got = sched::apply_reshape(in, out, idx);
+    std::vector<UOp> want = sched::apply_reshape_flat(in, out, sched::simplify_all(idx));
+    REQUIRE(got.size() == in.size());
+    REQUIRE(want.size() == in.size());
+    grouped += got != want;
+    int64_t total = 1;
+    for (const UOp& r : rngs) total *= r.src(0).arg().as_int();
+    for (int64_t flat = 0; flat < total; flat++) {
+      std::unordered_map<UOp, UOp> at;
+      int64_t rest = flat;
+      for (const UOp& r : rngs) {
+        int64_t n = r.src(0).arg().as_int();
+        at.emplace(r, UOp::const_int(rest % n));
+        rest /= n;
+      }
+      for (size_t j = 0; j < in.size(); j++) {
+        UOp g = got[j].substitute(at).simplify(), w = want[j].substitute(at).simplify();
+        REQUIRE(g.is_const());
+        REQUIRE(w.is_const());
+        CHECK(g.arg().as_int() == w.arg().as_int());
+        CHECK(g.arg().as_int() >= 0);
+        CHECK(g.arg().as_int() < in[j]);
+      }
+      checked++;
+    }
+  }
+  CHECK(checked > 1000);
+  CHECK(grouped > 0);  // some results differ in form from the flat path and still agree in value
+}
+
+TEST_CASE("rangeify reshape index math: an index without a proven bound takes tinygrad's flat path") {
+  UOp v = UOp::variable("reshape_v", 0, 100);  // may leave the output dim of 6
+  std::vector<UOp> idx{v, UOp::range(4, 0)};
+  Shape in{24}, out{6, 4};
+  CHECK(sched::apply_reshape(in, out, idx) == sched::apply_reshape_flat(in, out, sched::simplify_all(idx)));
+  std::vector<UOp> simple{UOp::range(6, 1), UOp::range(4, 0)};
+  CHECK(sched::simplify_all(simple) == simple);  // ranges and int constants are already simplified
 }
