@@ -1,6 +1,7 @@
 // Shape inference for tensor-graph UOps (tinygrad `_shape`). Shapes are concrete int64 dims here; a missing shape
 // (SINK, GROUP, ...) is "no shape". Computed iteratively (children first), cached per node.
 #pragma once
+#include <algorithm>
 #include <numeric>
 #include <optional>
 
@@ -188,31 +189,37 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
   }
 }
 
+inline void fill_shape(const UOp& x) {
+  NodeCaches& xc = caches_of(x.node());
+  if (xc.shape_state.load(std::memory_order_acquire) != 0) return;
+  std::optional<Shape> s = compute_shape(x, [](const UOp& y) -> const Shape* {
+    NodeCaches& yc = caches_of(y.node());
+    return yc.shape_state.load(std::memory_order_acquire) == 1 ? yc.shape.load(std::memory_order_acquire) : nullptr;
+  });
+  if (s) {
+    const Shape* expected = nullptr;
+    auto* fresh = new Shape(std::move(*s));
+    if (!xc.shape.compare_exchange_strong(expected, fresh)) delete fresh;
+    xc.shape_state.store(1, std::memory_order_release);
+  } else {
+    xc.shape_state.store(2, std::memory_order_release);
+  }
+}
+
 inline const Shape* cached_shape(const UOp& u) {
   NodeCaches& c = caches_of(u.node());
   uint8_t st = c.shape_state.load(std::memory_order_acquire);
   if (st == 1) return c.shape.load(std::memory_order_acquire);
   if (st == 2) return nullptr;
-  // fill children first, iteratively
-  std::vector<UOp> order = u.toposort([](const UOp& x) {
+  auto unknown = [](const UOp& x) {
     NodeCaches* cc = x.node()->caches.load(std::memory_order_acquire);
     return !cc || cc->shape_state.load(std::memory_order_acquire) == 0;
-  });
-  for (const UOp& x : order) {
-    NodeCaches& xc = caches_of(x.node());
-    if (xc.shape_state.load(std::memory_order_acquire) != 0) continue;
-    std::optional<Shape> s = compute_shape(x, [](const UOp& y) -> const Shape* {
-      NodeCaches& yc = caches_of(y.node());
-      return yc.shape_state.load(std::memory_order_acquire) == 1 ? yc.shape.load(std::memory_order_acquire) : nullptr;
-    });
-    if (s) {
-      const Shape* expected = nullptr;
-      auto* fresh = new Shape(std::move(*s));
-      if (!xc.shape.compare_exchange_strong(expected, fresh)) delete fresh;
-      xc.shape_state.store(1, std::memory_order_release);
-    } else {
-      xc.shape_state.store(2, std::memory_order_release);
-    }
+  };
+  // perf: a node built from nodes whose shapes are known (the usual case) needs no walk
+  if (std::none_of(u.src().begin(), u.src().end(), unknown)) {
+    fill_shape(u);
+  } else {  // fill children first, iteratively
+    for (const UOp& x : u.toposort(unknown)) fill_shape(x);
   }
   return c.shape_state.load() == 1 ? c.shape.load(std::memory_order_acquire) : nullptr;
 }

@@ -114,20 +114,26 @@ struct RangeCache {
   // the reference is valid until the next get() (a later insert may move the table)
   const std::vector<UOp>& get(const UOp& u) {
     if (const auto* r = m.find(u)) return *r;
-    for (const UOp& x : u.toposort([&](const UOp& y) { return !m.contains(y); })) {
-      std::vector<UOp> r;
-      for (const UOp& s : x.src()) {
-        const auto& sr = m.at(s);
-        r.insert(r.end(), sr.begin(), sr.end());
-      }
-      if (x.op() == Ops::RANGE) r.push_back(x);
-      if (x.op() == Ops::REDUCE || x.op() == Ops::END || x.op() == Ops::STAGE)
-        for (size_t i = 1; i < x.nsrc(); i++) std::erase(r, x.src(i));
-      std::sort(r.begin(), r.end(), UOp::AddressLess{});
-      r.erase(std::unique(r.begin(), r.end()), r.end());
-      m.try_emplace(x, std::move(r));
-    }
+    // perf: a node whose sources are all known needs no walk
+    if (std::all_of(u.src().begin(), u.src().end(), [&](const UOp& s) { return m.contains(s); })) add(u);
+    else
+      for (const UOp& x : u.toposort([&](const UOp& y) { return !m.contains(y); })) add(x);
     return m.at(u);
+  }
+
+ private:
+  void add(const UOp& x) {
+    std::vector<UOp> r;
+    for (const UOp& s : x.src()) {
+      const auto& sr = m.at(s);
+      r.insert(r.end(), sr.begin(), sr.end());
+    }
+    if (x.op() == Ops::RANGE) r.push_back(x);
+    if (x.op() == Ops::REDUCE || x.op() == Ops::END || x.op() == Ops::STAGE)
+      for (size_t i = 1; i < x.nsrc(); i++) std::erase(r, x.src(i));
+    std::sort(r.begin(), r.end(), UOp::AddressLess{});
+    r.erase(std::unique(r.begin(), r.end()), r.end());
+    m.try_emplace(x, std::move(r));
   }
 };
 
