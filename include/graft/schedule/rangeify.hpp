@@ -186,6 +186,7 @@ template <class = void> std::vector<UOp> apply_reshape(const Shape& in_shape, co
   }
   for (int64_t d : in_shape)
     if (d <= 0) return apply_reshape_flat(in_shape, out_shape, rngs);
+  if (graft::prod(in_shape) != graft::prod(out_shape)) return apply_reshape_flat(in_shape, out_shape, rngs);  // groups need equal sizes
   std::vector<UOp> axes(in_shape.size());
   std::vector<size_t> fresh;  // axes built here that still need simplifying
   size_t i = 0, o = 0;
