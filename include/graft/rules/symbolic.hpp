@@ -173,13 +173,20 @@ inline std::optional<Arg> fold_int_binary(Ops op, DType dtype, const Arg& x, con
   }
 }
 
+// symbolic_simple's fold shortcut (PatternMatcher::with_fold): two int64 CONSTs under an int ALU op or a comparison.
+// Every rule ahead of constant folding that fires on such a node (x+0, x*1, max(x,x), x^x, x<x, ...) gives the same
+// CONST, so folding before dispatch, or instead of building the node, reaches the node the rules would reach.
+inline UOp fold_const_pair(Ops op, DType dtype, std::span<const UOp> src, const Arg&) {
+  if (src.size() != 2 || src[0].op() != Ops::CONST || src[1].op() != Ops::CONST) return UOp();
+  auto r = fold_int_binary(op, dtype, src[0].arg(), src[1].arg());
+  return r ? UOp::make(Ops::CONST, dtype, {}, std::move(*r)) : UOp();  // already canonical for the dtype
+}
+
 inline UOp fold_const_alu(const UOp& a) {
   if (a.op() == Ops::THREEFRY) return UOp();
   if (!a.src_ops().subset_of(OpSet{Ops::CONST, Ops::CAST})) return UOp();  // perf: tried on every ALU node
   if (a.nsrc() > 3) return UOp();  // ALU ops have at most 3 sources
-  if (a.nsrc() == 2 && a.src(0).op() == Ops::CONST && a.src(1).op() == Ops::CONST)  // perf: the common case first
-    if (auto r = fold_int_binary(a.op(), a.dtype(), a.src(0).arg(), a.src(1).arg()))
-      return UOp::make(Ops::CONST, a.dtype(), {}, std::move(*r));  // already canonical for the dtype
+  if (UOp r = fold_const_pair(a.op(), a.dtype(), a.src(), a.arg())) return r;  // perf: the common case first
   std::array<Arg, 3> vals;  // perf: on the stack (constant folding runs on every all-constant ALU node)
   for (size_t i = 0; i < a.nsrc(); i++) {
     if (a.src(i).op() == Ops::CONST) { vals[i] = a.src(i).arg(); continue; }
@@ -190,15 +197,6 @@ inline UOp fold_const_alu(const UOp& a) {
   auto r = exec_alu(a.op(), a.dtype(), std::span<const Arg>(vals.data(), a.nsrc()));
   if (!r) return UOp();
   return a.const_like(*r);
-}
-
-// symbolic_simple's fold shortcut (PatternMatcher::with_fold): two int64 CONSTs under an int ALU op or a comparison.
-// Every rule ahead of constant folding that fires on such a node (x+0, x*1, max(x,x), x^x, x<x, ...) gives the same
-// CONST, so folding before dispatch, or instead of building the node, reaches the node the rules would reach.
-inline UOp fold_const_pair(Ops op, DType dtype, std::span<const UOp> src, const Arg&) {
-  if (src.size() != 2 || src[0].op() != Ops::CONST || src[1].op() != Ops::CONST) return UOp();
-  auto r = fold_int_binary(op, dtype, src[0].arg(), src[1].arg());
-  return r ? UOp::make(Ops::CONST, dtype, {}, std::move(*r)) : UOp();
 }
 
 // ---- structural helpers (tinygrad UOp methods) -------------------------------------------------------------------

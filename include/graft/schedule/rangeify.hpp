@@ -179,14 +179,14 @@ template <class = void> std::vector<UOp> apply_reshape_flat(const Shape& in_shap
 
 template <class = void> std::vector<UOp> apply_reshape(const Shape& in_shape, const Shape& out_shape, std::span<const UOp> idx) {
   std::vector<UOp> rngs = simplify_all(idx);
-  for (size_t k = 0; k < out_shape.size(); k++) {
+  auto in_bounds = [&](size_t k) {
     const detail::Interval& iv = detail::cached_minmax(rngs[k]);
-    if (out_shape[k] <= 0 || !dtypes::is_int(rngs[k].dtype()) || iv.is_float || iv.lo < 0 || iv.hi >= out_shape[k])
-      return apply_reshape_flat(in_shape, out_shape, rngs);
-  }
-  for (int64_t d : in_shape)
-    if (d <= 0) return apply_reshape_flat(in_shape, out_shape, rngs);
-  if (graft::prod(in_shape) != graft::prod(out_shape)) return apply_reshape_flat(in_shape, out_shape, rngs);  // groups need equal sizes
+    return dtypes::is_int(rngs[k].dtype()) && !iv.is_float && iv.lo >= 0 && iv.hi < out_shape[k];
+  };
+  bool grouped = std::all_of(in_shape.begin(), in_shape.end(), [](int64_t d) { return d > 0; }) &&
+                 graft::prod(in_shape) == graft::prod(out_shape);  // the groups need equal, nonzero sizes
+  for (size_t k = 0; grouped && k < out_shape.size(); k++) grouped = in_bounds(k);
+  if (!grouped) return apply_reshape_flat(in_shape, out_shape, rngs);
   std::vector<UOp> axes(in_shape.size());
   std::vector<size_t> fresh;  // axes built here that still need simplifying
   size_t i = 0, o = 0;
@@ -207,13 +207,13 @@ template <class = void> std::vector<UOp> apply_reshape(const Shape& in_shape, co
       acc *= out_shape[k];
     }
     if (!flat) flat = UOp::const_int(0);
+    size_t outermost = i0;  // the group's first dim above 1: the flat index is already below its size times the rest
+    while (outermost + 1 < i && in_shape[outermost] == 1) outermost++;
     for (size_t j = i; j-- > i0;) {
       if (in_shape[j] == 1) { axes[j] = UOp::const_int(0); continue; }
-      bool outermost = true;  // the flat index is below the product of this dim and the ones after it in the group
-      for (size_t q = i0; q < j; q++) outermost &= in_shape[q] == 1;
-      axes[j] = outermost ? flat : flat % in_shape[j];
+      axes[j] = j == outermost ? flat : flat % in_shape[j];
       fresh.push_back(j);
-      if (!outermost) flat = floordiv(flat, in_shape[j]);
+      if (j != outermost) flat = floordiv(flat, in_shape[j]);
     }
   }
   if (!fresh.empty()) {
