@@ -449,3 +449,22 @@ TEST_CASE("rangeify reshape index math: an index without a proven bound takes ti
   std::vector<UOp> simple{UOp::range(6, 1), UOp::range(4, 0)};
   CHECK(sched::simplify_all(simple) == simple);  // ranges and int constants are already simplified
 }
+
+TEST_CASE("rangeify index simplification: the no-rewrite shortcut gives the rewrite's nodes") {
+  // simple indices (ranges over ends above 1, int constants) and unit ranges skip the rewrite: each must come out
+  // as the node simplify_index makes of it
+  std::vector<UOp> xs{UOp::range(1, 0), UOp::range(5, 1), UOp::const_int(0), UOp::const_int(7), UOp::range(1, 2, AxisType::REDUCE)};
+  std::vector<UOp> got = sched::simplify_all(xs);
+  REQUIRE(got.size() == xs.size());
+  for (size_t i = 0; i < xs.size(); i++) {
+    CAPTURE(i);
+    CHECK(got[i] == sched::simplify_index(xs[i]));
+  }
+  CHECK(got[0] == UOp::const_int(0));
+  CHECK(got[0].dtype() == xs[0].dtype());
+  // one index that needs the rewrite sends all of them through it
+  std::vector<UOp> mixed{UOp::range(1, 3), UOp::range(4, 4) + UOp::range(1, 5)};
+  std::vector<UOp> m = sched::simplify_all(mixed);
+  CHECK(m[0] == sched::simplify_index(mixed[0]));
+  CHECK(m[1] == UOp::range(4, 4));
+}

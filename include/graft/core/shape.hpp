@@ -219,7 +219,8 @@ inline const Shape* cached_shape(const UOp& u) {
   if (std::none_of(u.src().begin(), u.src().end(), unknown)) {
     fill_shape(u);
   } else {  // fill children first, iteratively
-    for (const UOp& x : u.toposort(unknown)) fill_shape(x);
+    post_order(u.node(), [&](const UOpNode* n) { return unknown(UOp::borrow(n)); },
+               [&](const UOpNode* n) { fill_shape(UOp::borrow(n)); });
   }
   return c.shape_state.load() == 1 ? c.shape.load(std::memory_order_acquire) : nullptr;
 }

@@ -640,26 +640,38 @@ inline UOp UOp::base() const {
   return x;
 }
 
-// Iterative DFS post-order, children first in source order (tinygrad toposort). `gate(x)` false: x and its
-// sources are skipped (unless reached another way).
+namespace detail {
+// Iterative DFS post-order, children first in source order (tinygrad's toposort order). `enter(n)` is asked once
+// per edge and says whether to walk into n; it must say no to a node already visited. `visit(n)` runs after all of
+// n's entered sources. A node entered but not yet visited is on the stack, an ancestor of the current node, so a
+// DAG never meets it again: a cache filled by `visit` can serve as the visited set.
+template <class Enter, class Visit> void post_order(const UOpNode* root, Enter&& enter, Visit&& visit) {
+  if (!enter(root)) return;
+  struct Frame { const UOpNode* n; uint32_t next; };
+  std::vector<Frame> stack;
+  stack.reserve(32);
+  stack.push_back({root, 0});
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    if (f.next < f.n->nsrc) {
+      const UOpNode* c = f.n->srcs()[f.next++].node();
+      if (enter(c)) stack.push_back({c, 0});
+    } else {
+      const UOpNode* n = f.n;
+      stack.pop_back();
+      visit(n);
+    }
+  }
+}
+}  // namespace detail
+
+// `gate(x)` false: x and its sources are skipped (unless reached another way).
 inline std::vector<UOp> UOp::toposort(const std::function<bool(const UOp&)>& gate) const {
   std::vector<UOp> out;
   detail::NodeSet seen;
-  std::vector<std::pair<const UOpNode*, bool>> stack{{n_, false}};
-  while (!stack.empty()) {
-    auto [n, visited] = stack.back();
-    stack.pop_back();
-    if (seen.contains(n)) continue;
-    if (visited) {
-      seen.insert(n);
-      out.push_back(UOp(n, false));
-      continue;
-    }
-    if (gate && !gate(borrow(n))) continue;  // gated nodes are neither entered nor emitted
-    stack.push_back({n, true});
-    for (uint32_t i = n->nsrc; i-- > 0;)
-      if (!seen.contains(n->srcs()[i].node())) stack.push_back({n->srcs()[i].node(), false});
-  }
+  detail::post_order(
+      n_, [&](const UOpNode* n) { return seen.insert(n) && (!gate || gate(borrow(n))); },
+      [&](const UOpNode* n) { out.push_back(UOp(n, false)); });
   return out;
 }
 

@@ -612,6 +612,11 @@ struct DivmodTerms {
 // and f's. xt is x's decomposition, shared with the caller's.
 template <class = void> UOp fold_divmod(bool is_mod, const UOp& x, const UOp& y, const UOp& d, DivmodTerms& xt) {
   auto mk = [&](const UOp& a, const UOp& b) { return is_mod ? a % b : floordiv(a, b); };
+  // t*k and a+k: for the rule's own result (d set) without the identity nodes t*1 and a+0, which the driver would
+  // intern and rewrite straight back to t and a (`x*1 -> x`, `x+0 -> x` are the first rules on any MUL/ADD). Not for
+  // nest_by_factor's candidates: it ranks them by node count
+  auto scaled = [&](const UOp& t, int64_t k) { return k == 1 && d ? t : t * k; };
+  auto plus = [&](const UOp& a, int64_t k) { return k == 0 && d ? a : a + k; };
   if (imin(y) == 0 && imax(y) == 0)
     throw Error(std::string(is_mod ? "Mod" : "Division") + " by zero trying to rewrite " +
                 std::string(op_name(is_mod ? Ops::FLOORMOD : Ops::FLOORDIV)) + " node");
@@ -673,10 +678,10 @@ template <class = void> UOp fold_divmod(bool is_mod, const UOp& x, const UOp& y,
         for (size_t i = 0; i < nt; i++) {
           int64_t r = rem_choices[i][idx[i]];
           if (r == 0) continue;
-          UOp t = terms[i] * r;
+          UOp t = scaled(terms[i], r);
           rem = rem ? rem + t : t;
         }
-        return rem ? rem + pfloormod(cst, c) : cint(pfloormod(cst, c));
+        return rem ? plus(rem, pfloormod(cst, c)) : cint(pfloormod(cst, c));
       };
       for (size_t n = 0; n < combos; n++) {
         int64_t lo, hi;
@@ -696,16 +701,20 @@ template <class = void> UOp fold_divmod(bool is_mod, const UOp& x, const UOp& y,
           lo = imin(rem), hi = imax(rem);
         }
         if (lo != detail::kI64Min && hi != detail::kI64Max && pfloordiv(lo, c) == pfloordiv(hi, c)) {
-          if (is_mod) return (rem ? rem : build_rem()) - pfloordiv(lo, c) * c;
+          if (is_mod) {
+            UOp r = rem ? rem : build_rem();
+            int64_t q = pfloordiv(lo, c) * c;
+            return q == 0 && d ? r : r - q;
+          }
           UOp out;
           for (size_t i = 0; i < nt; i++) {
             int64_t k = (factors[i] - rem_choices[i][idx[i]]) / c;
             if (k == 0) continue;
-            UOp t = terms[i] * k;
+            UOp t = scaled(terms[i], k);
             out = out ? out + t : t;
           }
           int64_t tail = pfloordiv(cst, c) + pfloordiv(lo, c);
-          return out ? out + tail : cint(tail);
+          return out ? plus(out, tail) : cint(tail);
         }
         for (size_t i = nt; i-- > 0;) {  // odometer, last term fastest (itertools.product)
           if (++idx[i] < nchoice[i]) break;

@@ -32,10 +32,7 @@ inline UOp reshape_to(const UOp& u, const Shape& s) {
   return UOp::make(Ops::RESHAPE, u.dtype(), {u, UOp::shape_arg(s)});
 }
 // broadcast as Tensor.expand builds it
-inline UOp expand_to(const UOp& u, const Shape& s) {
-  if (u.shape() == s) return u;
-  return Tensor(u).expand(s).uop();
-}
+inline UOp expand_to(const UOp& u, const Shape& s) { return detail::tensor_::broadcast_uop(u, s); }
 inline UOp make_index(const UOp& x, std::span<const UOp> idx) {
   std::vector<UOp> s{x};
   s.insert(s.end(), idx.begin(), idx.end());
@@ -52,18 +49,20 @@ inline UOp make_end(const UOp& body, std::span<const UOp> rngs) {
 // A single post-order pass (children first, each node once): f gets the node rebuilt on its rewritten sources (and,
 // when it takes two arguments, the original node first) and returns its replacement (or the node itself). Iterative.
 template <class F> UOp map_graph(const UOp& root, F&& f) {
-  std::vector<UOp> order = root.toposort();  // keeps the original nodes alive for `index`
-  std::vector<UOp> done(order.size());       // done[i]: the replacement of order[i]
-  NodeMap<uint32_t> index(order.size());     // node -> its position in order
-  std::vector<UOp> ns;
-  for (uint32_t i = 0; i < order.size(); i++) {
-    const UOp& x = order[i];
-    ns.clear();
-    for (const UOp& s : x.src()) ns.push_back(done[*index.find(s.node())]);
-    if constexpr (std::is_invocable_v<F&, const UOp&, const UOp&>) done[i] = f(x, x.with_src(ns));
-    else done[i] = f(x.with_src(ns));
-    index.try_emplace(x.node(), i);
-  }
+  const UOp keep = root;  // keeps the original nodes alive (and their addresses unique) for `index`
+  constexpr uint32_t kEntered = ~uint32_t(0);
+  NodeMap<uint32_t> index;  // node -> its replacement's position in done (kEntered until visited); the visited set
+  std::vector<UOp> done, ns;
+  detail::post_order(
+      keep.node(), [&](const UOpNode* n) { return index.try_emplace(n, kEntered).second; },
+      [&](const UOpNode* n) {
+        const UOp& x = UOp::borrow(n);
+        ns.clear();
+        for (const UOp& s : x.src()) ns.push_back(done[*index.find(s.node())]);
+        *index.find(n) = uint32_t(done.size());
+        if constexpr (std::is_invocable_v<F&, const UOp&, const UOp&>) done.push_back(f(x, x.with_src(ns)));
+        else done.push_back(f(x.with_src(ns)));
+      });
   return done.back();  // the root comes last in post order
 }
 

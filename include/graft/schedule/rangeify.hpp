@@ -44,20 +44,26 @@ inline UOp make_stage(const UOp& x, const Arg& opts, std::span<const UOp> rngs =
 // ---- consumer counting + STAGE insertion ------------------------------------------------------------------------
 // `persistent`: the buffers of the tensor graphs (tinygrad's PARAM destinations: assign targets)
 inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
-  std::vector<UOp> topo = tsink.toposort();
-  // device: a BUFFER/PARAM with a device somewhere below (CONST-only graphs have none)
-  std::unordered_map<UOp, std::string> device;
+  std::vector<UOp> topo = tsink.toposort();  // keeps the nodes alive for the node-keyed maps below
+  // device: a BUFFER/PARAM with a device somewhere below (CONST-only graphs have none); points into a node's arg
+  static const std::string no_device;
+  NodeMap<const std::string*> device(topo.size());
   for (const UOp& u : topo) {
-    std::string d;
-    if ((u.op() == Ops::BUFFER || u.op() == Ops::PARAM) && u.arg().is_param()) d = u.arg().param().device;
+    const std::string* d = &no_device;
+    if ((u.op() == Ops::BUFFER || u.op() == Ops::PARAM) && u.arg().is_param()) d = &u.arg().param().device;
     for (const UOp& s : u.src())
-      if (d.empty()) d = device[s];
-    device[u] = d;
+      if (d->empty()) d = *device.find(s.node());
+    device.try_emplace(u.node(), d);
   }
+  auto device_of = [&](const UOp& u) -> const std::string& { return **device.find(u.node()); };
   // force_stage (seed): two stores into existing buffers that each read the other's destination (a swap) cannot be
   // ordered; the second one's value, when it reduces, is computed into its own buffer first (never removed again)
   UOpSet force_stage;
-  {
+  std::vector<UOp> param_writes;
+  for (const UOp& u : topo)
+    if (u.op() == Ops::STORE)
+      if (UOp b = buf_uop(u.src(0)); b && persistent.contains(b)) param_writes.push_back(u);
+  if (param_writes.size() == 2) {  // perf: the reads of every node are only needed for a possible swap
     std::unordered_map<const UOpNode*, std::vector<const UOpNode*>> reads;  // node -> buffers it reads (sorted)
     for (const UOp& u : topo) {
       std::vector<const UOpNode*> r;
@@ -72,37 +78,28 @@ inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
         }
       reads[u.node()] = std::move(r);
     }
-    std::vector<UOp> stores;
-    for (const UOp& u : topo)
-      if (u.op() == Ops::STORE) stores.push_back(u);
-    std::vector<UOp> param_writes;
-    for (const UOp& st : stores)
-      if (UOp b = buf_uop(st.src(0)); b && persistent.contains(b)) param_writes.push_back(st);
-    if (param_writes.size() == 2) {
-      const UOp &si = param_writes[0], &sj = param_writes[1];
-      const UOpNode *di = buf_uop(si.src(0)).node(), *dj = buf_uop(sj.src(0)).node();
-      auto reads_of = [&](const UOp& v, const UOpNode* b) { const auto& r = reads[v.node()]; return std::binary_search(r.begin(), r.end(), b); };
-      if (sj.src(1).slice_ops().has(Ops::REDUCE) && di && di != dj && reads_of(sj.src(1), di) && reads_of(si.src(1), dj))
-        force_stage.insert(sj.src(1));
-    }
+    const UOp &si = param_writes[0], &sj = param_writes[1];
+    const UOpNode *di = buf_uop(si.src(0)).node(), *dj = buf_uop(sj.src(0)).node();
+    auto reads_of = [&](const UOp& v, const UOpNode* b) { const auto& r = reads[v.node()]; return std::binary_search(r.begin(), r.end(), b); };
+    if (sj.src(1).slice_ops().has(Ops::REDUCE) && di && di != dj && reads_of(sj.src(1), di) && reads_of(si.src(1), dj))
+      force_stage.insert(sj.src(1));
   }
   std::unordered_map<UOp, UOp> realize;
-  std::unordered_map<UOp, int64_t> consumes{{tsink, 0}};
+  NodeMap<int64_t> consumes(topo.size());
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     const UOp& u = *it;
-    int64_t& c = consumes[u];
+    int64_t c = *consumes.try_emplace(u.node(), 0).first;  // the root has no consumer
     if (force_stage.contains(u)) {
-      realize[u] = make_stage(u.rtag(1), stage_opts(device[u], false));
+      realize[u] = make_stage(u.rtag(1), stage_opts(device_of(u), false));
       c = 1;
-    } else if ((GroupOp::ALU.has(u.op()) || u.op() == Ops::REDUCE) && c > 1 && !device[u].empty()) {
-      realize[u] = make_stage(u.rtag(1), stage_opts(device[u]));
+    } else if ((GroupOp::ALU.has(u.op()) || u.op() == Ops::REDUCE) && c > 1 && !device_of(u).empty()) {
+      realize[u] = make_stage(u.rtag(1), stage_opts(device_of(u)));
       c = 1;
     }
     if (u.op() == Ops::STORE) c = 1;
     if (u.op() == Ops::EXPAND) c *= graft::prod(u.shape()) / std::max<int64_t>(1, graft::prod(u.src(0).shape()));
-    int64_t cu = c;
     for (size_t i = 0; i < u.nsrc(); i++)
-      if (u.op() != Ops::STORE || i > 0) consumes[u.src(i)] += cu;
+      if (u.op() != Ops::STORE || i > 0) *consumes.try_emplace(u.src(i).node(), 0).first += c;
   }
   if (realize.empty()) return tsink;
   return remove_all_tags(tsink.substitute(realize));
@@ -110,30 +107,50 @@ inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
 
 // ---- open ranges (tinygrad UOp.ranges): union of the sources' minus the ones REDUCE/END/STAGE close ----------------
 struct RangeCache {
-  UOpMap<std::vector<UOp>> m;  // perf: open addressing, no node allocation per entry
   // the reference is valid until the next get() (a later insert may move the table)
   const std::vector<UOp>& get(const UOp& u) {
-    if (const auto* r = m.find(u)) return *r;
+    if (const uint32_t* id = m.find(u)) return sets[*id];
     // perf: a node whose sources are all known needs no walk
     if (std::all_of(u.src().begin(), u.src().end(), [&](const UOp& s) { return m.contains(s); })) add(u);
     else
-      for (const UOp& x : u.toposort([&](const UOp& y) { return !m.contains(y); })) add(x);
-    return m.at(u);
+      detail::post_order(u.node(), [&](const UOpNode* n) { return !m.contains(UOp::borrow(n)); },
+                         [&](const UOpNode* n) { add(UOp::borrow(n)); });
+    return sets[*m.find(u)];
   }
 
  private:
+  // perf: nodes share their range sets: most nodes have the set of one of their sources, so a node costs a map
+  // entry and no vector of its own. sets[0] is the empty set.
+  UOpMap<uint32_t> m;  // node -> index in sets (handles: keys must not die and be reused while cached)
+  std::vector<std::vector<UOp>> sets = std::vector<std::vector<UOp>>(1);
   void add(const UOp& x) {
+    const bool closes = x.op() == Ops::REDUCE || x.op() == Ops::END || x.op() == Ops::STAGE;
+    uint32_t widest = 0;  // a source's set that contains every other source's set, if any
+    bool one_superset = true;
+    for (const UOp& s : x.src()) {
+      uint32_t id = *m.find(s);
+      if (id == widest || id == 0) continue;
+      const auto &a = sets[widest], &b = sets[id];
+      if (std::includes(b.begin(), b.end(), a.begin(), a.end(), UOp::AddressLess{})) widest = id;
+      else if (!std::includes(a.begin(), a.end(), b.begin(), b.end(), UOp::AddressLess{})) one_superset = false;
+    }
+    if (one_superset && x.op() != Ops::RANGE && !closes) {
+      m.try_emplace(x, widest);
+      return;
+    }
     std::vector<UOp> r;
     for (const UOp& s : x.src()) {
-      const auto& sr = m.at(s);
+      const auto& sr = sets[*m.find(s)];
       r.insert(r.end(), sr.begin(), sr.end());
     }
     if (x.op() == Ops::RANGE) r.push_back(x);
-    if (x.op() == Ops::REDUCE || x.op() == Ops::END || x.op() == Ops::STAGE)
+    if (closes)
       for (size_t i = 1; i < x.nsrc(); i++) std::erase(r, x.src(i));
     std::sort(r.begin(), r.end(), UOp::AddressLess{});
     r.erase(std::unique(r.begin(), r.end()), r.end());
-    m.try_emplace(x, std::move(r));
+    if (r.empty()) { m.try_emplace(x, 0); return; }
+    m.try_emplace(x, uint32_t(sets.size()));
+    sets.push_back(std::move(r));
   }
 };
 
@@ -150,9 +167,20 @@ inline bool is_simple_index(const UOp& x) {
   return x.op() == Ops::RANGE && x.nsrc() == 1 && x.src(0).op() == Ops::CONST && x.src(0).arg().is_number() &&
          x.src(0).arg().as_int() > 1;
 }
-// perf: no rewrite (memo set-up, a dispatch per node) when every index is simple, as for about a third of the reshapes
+// a RANGE over a constant end of 1 simplifies to 0 (symbolic's RANGE rule: vmin == vmax)
+inline bool is_unit_range(const UOp& x) {
+  return x.op() == Ops::RANGE && x.nsrc() == 1 && x.src(0).op() == Ops::CONST && x.src(0).arg().is_number() &&
+         x.src(0).arg().as_int() == 1;
+}
+// perf: no rewrite (memo set-up, a dispatch per node) when every index is simple or a unit range, as for about half
+// of the reshapes
 template <class = void> std::vector<UOp> simplify_all(std::span<const UOp> xs) {
-  if (std::all_of(xs.begin(), xs.end(), is_simple_index)) return {xs.begin(), xs.end()};
+  if (std::all_of(xs.begin(), xs.end(), [](const UOp& x) { return is_simple_index(x) || is_unit_range(x); })) {
+    std::vector<UOp> r;
+    r.reserve(xs.size());
+    for (const UOp& x : xs) r.push_back(is_unit_range(x) ? x.const_like(0) : x);
+    return r;
+  }
   UOp s = simplify_index(UOp::sink(xs));
   return {s.src().begin(), s.src().end()};
 }
@@ -565,12 +593,14 @@ inline UOp reduce_simplify(const UOp& tsink, bool flatten_unit_ranges) {
           return UOp::const_(x.dtype(), id);
         }
     std::vector<UOp> keep{x.src(0)}, dropped;
-    const std::vector<UOp>& used = rc.get(x.src(0));
     Ops rop = x.op() == Ops::REDUCE ? x.arg().tuple()[0].get<Ops>() : Ops::NOOP;
+    // perf: only an ADD/MAX REDUCE can drop ranges, so only it needs the body's open ranges
+    const bool can_drop = rop == Ops::ADD || rop == Ops::MAX;
+    static const std::vector<UOp> none;
+    const std::vector<UOp>& used = can_drop ? rc.get(x.src(0)) : none;
     for (const UOp& r : x.src().subspan(1)) {
       if (r.op() != Ops::RANGE) continue;  // folded (size 1)
-      bool unparented = x.op() == Ops::REDUCE && (rop == Ops::ADD || rop == Ops::MAX) &&
-                        !std::binary_search(used.begin(), used.end(), r, UOp::AddressLess{});
+      bool unparented = can_drop && !std::binary_search(used.begin(), used.end(), r, UOp::AddressLess{});
       (unparented ? dropped : keep).push_back(r);
     }
     if (keep.size() == x.nsrc() && dropped.empty()) return x;

@@ -36,6 +36,40 @@ template <class T> constexpr DType dtype_of() {
 }
 inline int64_t pyfloordiv(int64_t a, int64_t b) { return floordiv(a, b); }
 inline int64_t ceildiv(int64_t a, int64_t b) { return -pyfloordiv(-a, b); }
+
+// Tensor.expand's graph: the dims that grow are squeezed out (RESHAPE), expanded as new leading dims (EXPAND) and
+// permuted into place (PERMUTE); each op only when it changes something. On plain UOps so that the scheduler's
+// broadcast expansion builds the same nodes without a Tensor per step (perf: each Tensor enrolls in the live set).
+inline UOp broadcast_uop(const UOp& u, const Shape& new_shape) {
+  const Shape& s = u.shape();
+  if (s == new_shape) return u;
+  auto err = [&] { return Error("expand: cannot broadcast " + shape_str(s) + " to " + shape_str(new_shape)); };
+  if (s.size() > new_shape.size()) throw err();
+  size_t n_left = new_shape.size() - s.size();
+  for (size_t i = 0; i < s.size(); i++)
+    if (s[i] != new_shape[n_left + i] && s[i] != 1) throw err();
+  std::vector<size_t> expand_at, kept;
+  for (size_t i = 0; i < s.size(); i++)
+    (s[i] == 1 && new_shape[n_left + i] != 1 ? expand_at : kept).push_back(i);
+  Shape ks;
+  for (size_t i : kept) ks.push_back(s[i]);
+  UOp r = ks == s ? u : UOp::make(Ops::RESHAPE, u.dtype(), {u, UOp::shape_arg(ks)});
+  Shape eshape(new_shape.begin(), new_shape.begin() + long(n_left));
+  for (size_t i : expand_at) eshape.push_back(new_shape[n_left + i]);
+  if (!eshape.empty()) r = UOp::make(Ops::EXPAND, u.dtype(), {r, UOp::shape_arg(eshape)});
+  ArgTuple perm;
+  bool ident = true;
+  for (size_t i = 0; i < n_left; i++) perm.push_back(Arg(int64_t(i)));
+  for (size_t i = 0; i < s.size(); i++) {
+    auto e = std::find(expand_at.begin(), expand_at.end(), i);
+    size_t p = n_left + (e != expand_at.end() ? size_t(e - expand_at.begin()) : expand_at.size() + size_t(std::find(kept.begin(), kept.end(), i) - kept.begin()));
+    ident &= p == n_left + i;
+    perm.push_back(Arg(int64_t(p)));
+  }
+  if (!ident) r = UOp::make(Ops::PERMUTE, u.dtype(), {r}, Arg(std::move(perm)));
+  (void)r.shape();  // shape inference checks every step
+  return r;
+}
 }  // namespace detail::tensor_
 
 class Tensor;
@@ -278,29 +312,8 @@ class Tensor {
     return broadcast_to(shape_in);
   }
   Tensor broadcast_to(const Shape& new_shape) const {
-    const Shape& s = shape();
-    if (s == new_shape) return *this;
-    auto err = [&] { return Error("expand: cannot broadcast " + shape_str(s) + " to " + shape_str(new_shape)); };
-    if (s.size() > new_shape.size()) throw err();
-    size_t n_left = new_shape.size() - s.size();
-    for (size_t i = 0; i < s.size(); i++)
-      if (s[i] != new_shape[n_left + i] && s[i] != 1) throw err();
-    std::vector<size_t> expand_at, kept;
-    for (size_t i = 0; i < s.size(); i++)
-      (s[i] == 1 && new_shape[n_left + i] != 1 ? expand_at : kept).push_back(i);
-    Shape ks;
-    for (size_t i : kept) ks.push_back(s[i]);
-    Tensor squeezed = reshape(ks);
-    Shape eshape(new_shape.begin(), new_shape.begin() + long(n_left));
-    for (size_t i : expand_at) eshape.push_back(new_shape[n_left + i]);
-    Tensor expanded = eshape.empty() ? squeezed : squeezed.mop(Ops::EXPAND, {UOp::shape_arg(eshape)});
-    std::vector<int64_t> perm;
-    for (size_t i = 0; i < n_left; i++) perm.push_back(int64_t(i));
-    for (size_t i = 0; i < s.size(); i++) {
-      auto e = std::find(expand_at.begin(), expand_at.end(), i);
-      perm.push_back(int64_t(n_left + (e != expand_at.end() ? size_t(e - expand_at.begin()) : expand_at.size() + size_t(std::find(kept.begin(), kept.end(), i) - kept.begin()))));
-    }
-    return expanded.permute(perm);
+    UOp r = detail::tensor_::broadcast_uop(uop_, new_shape);
+    return r == uop_ ? *this : Tensor(std::move(r), deps_);
   }
   // pad: per axis (before, after) (>= 0)
   Tensor pad(const std::vector<std::pair<int64_t, int64_t>>& arg) const {
