@@ -468,3 +468,21 @@ TEST_CASE("rangeify index simplification: the no-rewrite shortcut gives the rewr
   CHECK(m[0] == sched::simplify_index(mixed[0]));
   CHECK(m[1] == UOp::range(4, 4));
 }
+
+TEST_CASE("rangeify open ranges: union of the sources' minus the ranges a REDUCE or END closes") {
+  UOp r0 = UOp::range(4, 0), r1 = UOp::range(3, 1), r2 = UOp::range(5, 2, AxisType::REDUCE);
+  auto sorted = [](std::vector<UOp> v) { std::sort(v.begin(), v.end(), UOp::AddressLess{}); return v; };
+  UOp a = r0 * 2, b = a + r1, c = b + r2;  // a keeps its source's set, b and c grow it
+  UOp red = UOp::make(Ops::REDUCE, dtypes::weakint, {c, r2}, Arg{Arg(Ops::ADD), Arg(int64_t(0))});
+  UOp top = red + a;  // r2 closed below, a's set is a subset of red's
+  sched::RangeCache rc;
+  CHECK(rc.get(top) == sorted({r0, r1}));  // one walk fills every node below
+  CHECK(rc.get(a) == std::vector<UOp>{r0});
+  CHECK(rc.get(b) == sorted({r0, r1}));
+  CHECK(rc.get(c) == sorted({r0, r1, r2}));
+  CHECK(rc.get(red) == sorted({r0, r1}));
+  CHECK(rc.get(UOp::const_int(3)).empty());
+  UOp end = UOp::make(Ops::END, dtypes::void_, {c, r0, r1, r2});
+  CHECK(rc.get(end).empty());
+  CHECK(rc.get(r1 * 0 + UOp::range(2, 3)) == sorted({r1, UOp::range(2, 3)}));  // two disjoint sets: a new set
+}
