@@ -48,17 +48,25 @@ inline UOp make_end(const UOp& body, std::span<const UOp> rngs) {
 
 // A single post-order pass (children first, each node once): f gets the node rebuilt on its rewritten sources (and,
 // when it takes two arguments, the original node first) and returns its replacement (or the node itself). Iterative.
-template <class F> UOp map_graph(const UOp& root, F&& f) {
+// `touches`: the ops f may change when their sources did not; a subgraph with none of them (its slice_ops) is kept
+// as it is without a visit (perf: most passes change a few STOREs, STAGEs or REDUCEs, not the index math below).
+inline constexpr OpSet kAllOps = [] { OpSet s; s.lo = s.hi = ~uint64_t(0); return s; }();
+template <class F> UOp map_graph(const UOp& root, F&& f, OpSet touches = kAllOps) {
   const UOp keep = root;  // keeps the original nodes alive (and their addresses unique) for `index`
+  if ((keep.slice_ops() & touches).empty()) return keep;
   constexpr uint32_t kEntered = ~uint32_t(0);
   NodeMap<uint32_t> index;  // node -> its replacement's position in done (kEntered until visited); the visited set
   std::vector<UOp> done, ns;
   detail::post_order(
-      keep.node(), [&](const UOpNode* n) { return index.try_emplace(n, kEntered).second; },
+      keep.node(),
+      [&](const UOpNode* n) { return !(n->slice_ops & touches).empty() && index.try_emplace(n, kEntered).second; },
       [&](const UOpNode* n) {
         const UOp& x = UOp::borrow(n);
         ns.clear();
-        for (const UOp& s : x.src()) ns.push_back(done[*index.find(s.node())]);
+        for (const UOp& s : x.src()) {
+          const uint32_t* i = index.find(s.node());
+          ns.push_back(i ? done[*i] : s);  // not in the index: a subgraph without `touches`, kept
+        }
         *index.find(n) = uint32_t(done.size());
         if constexpr (std::is_invocable_v<F&, const UOp&, const UOp&>) done.push_back(f(x, x.with_src(ns)));
         else done.push_back(f(x.with_src(ns)));
@@ -146,7 +154,7 @@ inline UOp store_rules(const UOp& root) {
       return target == x.src(0) && v == x.src(1) ? x : make_store(target, v);
     }
     return x;
-  });
+  }, OpSet{Ops::STORE});
 }
 
 // after lowering (CONTIGUOUS of a buffer state is that state): a store repeated, or a buffer stored back into itself
@@ -168,7 +176,7 @@ inline UOp dedup_stores(const UOp& root) {
     UOp v = bare(st.src(1));
     if (same(st.src(0), x.src(0)) && is_store_after(v) && same(v.src(0), x.src(0))) return st.src(1);
     return x;
-  });
+  }, OpSet{Ops::AFTER});
 }
 
 // transform_to_call-lite + prepare: the tensor graphs of `outs` -> SINK(AFTER(buf, STORE(...)), ...). Outputs that
@@ -203,7 +211,7 @@ inline UOp prepare(const std::vector<UOp>& outs, std::vector<UOp>* out_bufs = nu
         return reshape_to(store_to_new_buffer(x.src(0)), x.shape());
       }
       return x;
-    });
+    }, OpSet{Ops::DETACH, Ops::CONTIGUOUS_BACKWARD, Ops::RESHAPE, Ops::AFTER, Ops::CONTIGUOUS});
   };
   // one pass over all outputs, so a CONTIGUOUS they share becomes one buffer
   UOp all = dedup_stores(lower(store_rules(UOp::sink(outs))));

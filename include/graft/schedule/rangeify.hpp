@@ -442,7 +442,8 @@ inline bool in_backward_slice(const UOp& root, Ops op) {
 
 inline int64_t max_numel(const UOp& u) { return graft::prod(u.shape()); }
 
-inline UOp remove_stages(UOp tsink) {
+// `rc` may be shared with other passes: a node's open ranges depend on the node alone
+inline UOp remove_stages(UOp tsink, RangeCache& rc) {
   for (;;) {
     std::vector<UOp> order;  // stages in first-INDEX order
     std::unordered_map<UOp, std::vector<UOp>> staged, children;
@@ -477,7 +478,6 @@ inline UOp remove_stages(UOp tsink) {
           if (c.op() == Ops::REDUCE || (!is_boundary(c) && feeds_reduce(c))) { r = true; break; }
       return rcache[x] = r;
     };
-    RangeCache rc;
     auto boundary_work = [&](const UOp& b) -> std::optional<int64_t> {
       const UOp& value = b.op() == Ops::STORE ? b.src(1) : b.src(0);
       int64_t w = 1;
@@ -568,7 +568,7 @@ inline UOp remove_stages(UOp tsink) {
             std::equal(x.src(0).src().begin() + 1, x.src(0).src().end(), x.src().begin() + 1, x.src().end()))
           return x.src(0).src(0);
         return x;
-      });
+      }, OpSet{Ops::STAGE});
     }
   }
   return tsink;
@@ -579,8 +579,7 @@ inline UOp remove_stages(UOp tsink) {
 // them; MUL is left alone). With flatten_unit_ranges (after remove_stage only: STAGE ranges must stay RANGEs while
 // stages can still be inlined), size-1 RANGEs become 0 and leave END/REDUCE (tinygrad folds them in symbolic and
 // the seed shim needed pm_flatten_range for the END); an END or REDUCE left without ranges is its body.
-inline UOp reduce_simplify(const UOp& tsink, bool flatten_unit_ranges) {
-  RangeCache rc;
+inline UOp reduce_simplify(const UOp& tsink, bool flatten_unit_ranges, RangeCache& rc) {
   return map_graph(tsink, [&](const UOp& x) -> UOp {
     if (flatten_unit_ranges && x.op() == Ops::RANGE && x.src(0).is_const() && x.src(0).arg().as_int() == 1) return UOp::const_int(0);
     if (x.op() != Ops::REDUCE && x.op() != Ops::END) return x;
@@ -608,7 +607,7 @@ inline UOp reduce_simplify(const UOp& tsink, bool flatten_unit_ranges) {
     if (rop == Ops::ADD)
       for (const UOp& r : dropped) ret = ret * UOp::const_(ret.dtype(), r.src(0).arg());
     return ret;
-  });
+  }, flatten_unit_ranges ? OpSet{Ops::REDUCE, Ops::END, Ops::RANGE} : OpSet{Ops::REDUCE, Ops::END});
 }
 
 // ---- STAGE -> BUFFER + STORE + END ---------------------------------------------------------------------------------
@@ -622,7 +621,7 @@ inline UOp remove_stage(const UOp& tsink) {
     std::span<const UOp> rngs = x.src().subspan(1);
     UOp st = make_end(make_store(make_index(reshape_to(buf, shape), rngs), val), rngs);
     return reshape_to(make_after(buf, st), shape);
-  });
+  }, OpSet{Ops::STAGE});
 }
 
 }  // namespace graft::sched

@@ -49,11 +49,12 @@ template <class = void> UOp get_kernel_graph(const UOp& prepared, const UOpSet& 
   UOp t = add_stages(prepared, persistent);
   RangeCtx rctx;
   t = rangeify(t, rctx);
-  t = reduce_simplify(t, false);  // pre-fusion reduce simplify
-  t = remove_stages(t);
-  t = reduce_simplify(t, false);
+  RangeCache rc;  // one for the passes below (perf: most of the graph survives each pass, and so do its entries)
+  t = reduce_simplify(t, false, rc);  // pre-fusion reduce simplify
+  t = remove_stages(t, rc);
+  t = reduce_simplify(t, false, rc);
   t = remove_stage(t);
-  t = reduce_simplify(t, true);  // size-1 ranges (incl. the new stores') fold away
+  t = reduce_simplify(t, true, rc);  // size-1 ranges (incl. the new stores') fold away
   return split_kernels(t);
 }
 }  // namespace sched
@@ -78,8 +79,15 @@ inline void check_state_cycles(const UOp& sink) {
     return false;
   };
   auto has = [](const Set& a, const UOpNode* x) { return std::binary_search(a.begin(), a.end(), x); };
-  std::unordered_map<const UOpNode*, std::pair<Set, Set>> st;  // node -> (raw, assigned)
-  for (const UOp& u : sink.toposort()) {
+  NodeMap<std::pair<Set, Set>> st;  // node -> (raw, assigned); the toposort keeps the keys alive
+  // perf: a subgraph without a BUFFER or PARAM (index math, constants) reads no buffer: its sets are empty, unvisited
+  static const std::pair<Set, Set> none;
+  auto at = [&](const UOp& x) -> const std::pair<Set, Set>& {
+    const auto* v = st.find(x.node());
+    return v ? *v : none;
+  };
+  auto reads_storage = [](const UOp& x) { return !(x.slice_ops() & OpSet{Ops::BUFFER, Ops::PARAM}).empty(); };
+  for (const UOp& u : sink.toposort(reads_storage)) {
     std::pair<Set, Set> s;
     if (u.op() == Ops::BUFFER) {
       s.first = {u.node()};
@@ -90,13 +98,13 @@ inline void check_state_cycles(const UOp& sink) {
         const UOp& x = u.src(i);
         if (x.op() != Ops::STORE || !buf_uop(x.src(0)) || buf_uop(x.src(0)).node() != key) continue;
         stores = true;
-        const auto& v = st.at(x.src(1).node());
+        const auto& v = at(x.src(1));
         self_update |= has(v.first, key) || has(v.second, key);
       }
-      s = !stores || self_update ? st.at(u.src(0).node()) : std::pair<Set, Set>{{}, {key}};
+      s = !stores || self_update ? at(u.src(0)) : std::pair<Set, Set>{{}, {key}};
     } else {
       for (const UOp& x : u.src()) {
-        const auto& v = st.at(x.node());
+        const auto& v = at(x);
         s.first = unite(s.first, v.first), s.second = unite(s.second, v.second);
       }
       if (u.op() == Ops::CONTIGUOUS) s.first.clear();  // a snapshot: its raw reads happen before any later write
@@ -104,12 +112,12 @@ inline void check_state_cycles(const UOp& sink) {
     if (GroupOp::ALU.has(u.op()))
       for (size_t i = 0; i < u.src().size(); i++)
         for (size_t j = i + 1; j < u.src().size(); j++) {
-          const auto &a = st.at(u.src(i).node()), &b = st.at(u.src(j).node());
+          const auto &a = at(u.src(i)), &b = at(u.src(j));
           if (meets(a.first, b.second) || meets(a.second, b.first))
             throw Error("cycle detected while combining buffer states: " + std::string(op_name(u.op())) +
                         " reads a buffer both before and after an assign to it");
         }
-    st.emplace(u.node(), std::move(s));
+    st.try_emplace(u.node(), std::move(s));
   }
 }
 
