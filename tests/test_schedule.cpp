@@ -486,3 +486,26 @@ TEST_CASE("rangeify open ranges: union of the sources' minus the ranges a REDUCE
   CHECK(rc.get(end).empty());
   CHECK(rc.get(r1 * 0 + UOp::range(2, 3)) == sorted({r1, UOp::range(2, 3)}));  // two disjoint sets: a new set
 }
+
+TEST_CASE("map_graph: a pass visits only the subgraphs that hold an op it touches") {
+  UOp a = UOp::variable("mg_a", 0, 9), b = UOp::variable("mg_b", 0, 9);
+  UOp lhs = a * 3, rhs = maximum(b, UOp::const_int(2));
+  UOp root = UOp::sink({lhs + rhs, rhs});
+  std::vector<Ops> seen;
+  auto bump_max = [&](const UOp& x) -> UOp {  // MAX(v, 2) -> MAX(v, 5); records every visit
+    seen.push_back(x.op());
+    return x.op() == Ops::MAX ? maximum(x.src(0), UOp::const_int(5)) : x;
+  };
+  UOp all = sched::map_graph(root, bump_max);
+  UOp want_rhs = maximum(b, UOp::const_int(5));
+  CHECK(all == UOp::sink({lhs + want_rhs, want_rhs}));
+  size_t visits_all = seen.size();
+  seen.clear();
+  UOp pruned = sched::map_graph(root, bump_max, OpSet{Ops::MAX});
+  CHECK(pruned == all);               // the same result
+  CHECK(seen.size() < visits_all);    // without visiting a * 3 and its sources
+  CHECK(std::find(seen.begin(), seen.end(), Ops::MUL) == seen.end());
+  seen.clear();
+  CHECK(sched::map_graph(root, bump_max, OpSet{Ops::CAST}) == root);  // nothing to touch: no visit at all
+  CHECK(seen.empty());
+}
