@@ -314,10 +314,58 @@ struct MapRewriter {
 }  // namespace detail
 
 inline UOp UOp::substitute(const std::unordered_map<UOp, UOp>& map, bool walk) const {
+  using N = const UOpNode*;
+  NodeMap<N> rep(map.size());  // key -> value (the caller's map keeps both alive)
+  OpSet key_ops;
+  for (auto& [k, v] : map)
+    if (!(k == v)) rep.try_emplace(k.node(), v.node()), key_ops.add(k.op());
+  if ((slice_ops() & key_ops).empty()) return *this;  // no key in this graph (or none at all)
+  // perf: when no value reaches a key, the driver's fixed point is one post-order pass: a replaced node's value has
+  // nothing left to replace, and a rebuilt node is replaced at most once. The driver stays for the rest (values that
+  // hold keys, walk mode, CALL/FUNCTION bodies it must not enter).
+  bool closed = !walk && !slice_ops().has(Ops::CALL) && !slice_ops().has(Ops::FUNCTION);
+  detail::NodeSet seen;
+  for (auto& [k, v] : map) {
+    if (!closed) break;
+    if (!(k == v))
+      detail::post_order(
+          v.node(), [&](N n) { return closed && !(n->slice_ops & key_ops).empty() && seen.insert(n); },
+          [&](N n) { closed &= !rep.contains(n); });
+  }
+  if (closed) {
+    NodeMap<N> done;  // original node -> its result; subgraphs without a key op are not entered and stay
+    std::vector<UOp> keep;  // owns the rebuilt nodes until the result is handed out
+    std::vector<N> ns;
+    detail::post_order(
+        node(), [&](N n) { return !(n->slice_ops & key_ops).empty() && done.try_emplace(n, nullptr).second; },
+        [&](N n) {
+          N r = n;
+          if (const N* v = rep.find(n)) {
+            r = *v;
+          } else {
+            const UOp& x = borrow(n);
+            ns.clear();
+            bool same = true;
+            for (const UOp& s : x.src()) {
+              const N* d = done.find(s.node());
+              ns.push_back(d ? *d : s.node());
+              same &= ns.back() == s.node();
+            }
+            if (!same) {
+              std::span<const UOp> srcs = borrow(std::span<const N>(ns));
+              UOp nx = make(x.op(), detail::rebuild_dtype(x, srcs), srcs, x.arg(), x.tag());
+              const N* v = rep.find(nx.node());
+              r = v ? *v : nx.node();
+              keep.push_back(std::move(nx));
+            }
+          }
+          *done.find(n) = r;
+        });
+    return borrow(*done.find(node()));
+  }
   std::unordered_map<UOp, UOp> clean;
   for (auto& [k, v] : map)
     if (!(k == v)) clean.emplace(k, v);
-  if (clean.empty()) return *this;
   detail::MapRewriter mr{&clean};
   return detail::run_rewrite(*this, mr, CtxRef{}, RewriteOptions{.bottom_up = true, .walk = walk});
 }

@@ -8,10 +8,10 @@
 //   mop_cleanup-lite (RESHAPE chains merged, no-op RESHAPEs dropped) and movement ops under AFTER moved above it.
 // Not here (yet): COPY, CALL/FUNCTION args, multi-device, size-0 folding, store hazards, movement ops in SINK/AFTER deps.
 #pragma once
-#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
+#include "graft/core/map_graph.hpp"
 #include "graft/core/shape.hpp"
 #include "graft/core/uop.hpp"
 #include "graft/core/uop_map.hpp"
@@ -46,33 +46,8 @@ inline UOp make_end(const UOp& body, std::span<const UOp> rngs) {
   return UOp::make(Ops::END, dtypes::void_, s);
 }
 
-// A single post-order pass (children first, each node once): f gets the node rebuilt on its rewritten sources (and,
-// when it takes two arguments, the original node first) and returns its replacement (or the node itself). Iterative.
-// `touches`: the ops f may change when their sources did not; a subgraph with none of them (its slice_ops) is kept
-// as it is without a visit (perf: most passes change a few STOREs, STAGEs or REDUCEs, not the index math below).
-inline constexpr OpSet kAllOps = [] { OpSet s; s.lo = s.hi = ~uint64_t(0); return s; }();
-template <class F> UOp map_graph(const UOp& root, F&& f, OpSet touches = kAllOps) {
-  const UOp keep = root;  // keeps the original nodes alive (and their addresses unique) for `index`
-  if ((keep.slice_ops() & touches).empty()) return keep;
-  constexpr uint32_t kEntered = ~uint32_t(0);
-  NodeMap<uint32_t> index;  // node -> its replacement's position in done (kEntered until visited); the visited set
-  std::vector<UOp> done, ns;
-  detail::post_order(
-      keep.node(),
-      [&](const UOpNode* n) { return !(n->slice_ops & touches).empty() && index.try_emplace(n, kEntered).second; },
-      [&](const UOpNode* n) {
-        const UOp& x = UOp::borrow(n);
-        ns.clear();
-        for (const UOp& s : x.src()) {
-          const uint32_t* i = index.find(s.node());
-          ns.push_back(i ? done[*i] : s);  // not in the index: a subgraph without `touches`, kept
-        }
-        *index.find(n) = uint32_t(done.size());
-        if constexpr (std::is_invocable_v<F&, const UOp&, const UOp&>) done.push_back(f(x, x.with_src(ns)));
-        else done.push_back(f(x.with_src(ns)));
-      });
-  return done.back();  // the root comes last in post order
-}
+using graft::kAllOps;
+using graft::map_graph;
 
 inline UOp remove_all_tags(const UOp& root) {
   return map_graph(root, [](const UOp& x) { return x.tag().is_none() ? x : x.replace({.tag = Arg()}); });

@@ -84,16 +84,16 @@ inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
     if (sj.src(1).slice_ops().has(Ops::REDUCE) && di && di != dj && reads_of(sj.src(1), di) && reads_of(si.src(1), dj))
       force_stage.insert(sj.src(1));
   }
-  std::unordered_map<UOp, UOp> realize;
+  NodeMap<Arg> stage_opts_of;  // node -> the options of the STAGE that wraps it
   NodeMap<int64_t> consumes(topo.size());
   for (auto it = topo.rbegin(); it != topo.rend(); ++it) {
     const UOp& u = *it;
     int64_t c = *consumes.try_emplace(u.node(), 0).first;  // the root has no consumer
     if (force_stage.contains(u)) {
-      realize[u] = make_stage(u.rtag(1), stage_opts(device_of(u), false));
+      stage_opts_of.try_emplace(u.node(), stage_opts(device_of(u), false));
       c = 1;
     } else if ((GroupOp::ALU.has(u.op()) || u.op() == Ops::REDUCE) && c > 1 && !device_of(u).empty()) {
-      realize[u] = make_stage(u.rtag(1), stage_opts(device_of(u)));
+      stage_opts_of.try_emplace(u.node(), stage_opts(device_of(u)));
       c = 1;
     }
     if (u.op() == Ops::STORE) c = 1;
@@ -101,8 +101,13 @@ inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
     for (size_t i = 0; i < u.nsrc(); i++)
       if (u.op() != Ops::STORE || i > 0) *consumes.try_emplace(u.src(i).node(), 0).first += c;
   }
-  if (realize.empty()) return tsink;
-  return remove_all_tags(tsink.substitute(realize));
+  if (stage_opts_of.size() == 0) return tsink;
+  // each chosen node, rebuilt on its staged sources, gets its STAGE (perf: one pass; tinygrad substitutes tagged
+  // STAGEs and strips the tags, two passes of the rewrite driver)
+  return map_graph(tsink, [&](const UOp& x, const UOp& r) {
+    const Arg* o = stage_opts_of.find(x.node());
+    return o ? make_stage(r, *o) : r;
+  });
 }
 
 // ---- open ranges (tinygrad UOp.ranges): union of the sources' minus the ones REDUCE/END/STAGE close ----------------
@@ -445,38 +450,51 @@ inline int64_t max_numel(const UOp& u) { return graft::prod(u.shape()); }
 // `rc` may be shared with other passes: a node's open ranges depend on the node alone
 inline UOp remove_stages(UOp tsink, RangeCache& rc) {
   for (;;) {
-    std::vector<UOp> order;  // stages in first-INDEX order
-    std::unordered_map<UOp, std::vector<UOp>> staged, children;
-    for (const UOp& u : tsink.toposort()) {
-      for (const UOp& s : u.src()) children[s].push_back(u);
-      if (u.op() == Ops::INDEX && u.src(0).op() == Ops::STAGE) {
-        auto& v = staged[u.src(0)];
-        if (v.empty()) order.push_back(u.src(0));
-        v.push_back(u);
-      }
+    const std::vector<UOp> topo = tsink.toposort();  // keeps the nodes alive for the node-keyed maps below
+    // consumers of every node (once per use, in topological order) in one flat array (perf: a map of vectors was
+    // rebuilt for the whole graph every round)
+    NodeMap<uint32_t> pos(topo.size());
+    for (uint32_t i = 0; i < topo.size(); i++) pos.try_emplace(topo[i].node(), i);
+    std::vector<uint32_t> first(topo.size() + 1, 0), users;
+    for (const UOp& u : topo)
+      for (const UOp& s : u.src()) first[*pos.find(s.node()) + 1]++;
+    for (size_t i = 0; i < topo.size(); i++) first[i + 1] += first[i];
+    users.resize(first.back());
+    {
+      std::vector<uint32_t> fill(first.begin(), first.end() - 1);
+      for (uint32_t i = 0; i < topo.size(); i++)
+        for (const UOp& s : topo[i].src()) users[fill[*pos.find(s.node())]++] = i;
     }
+    auto children = [&](const UOp& x) {
+      uint32_t i = *pos.find(x.node());
+      return std::span<const uint32_t>(users.data() + first[i], first[i + 1] - first[i]);
+    };
+    std::vector<UOp> order;  // stages in first-INDEX order
+    for (const UOp& u : topo)
+      if (u.op() == Ops::INDEX && u.src(0).op() == Ops::STAGE && topo[children(u.src(0))[0]] == u) order.push_back(u.src(0));
     auto is_boundary = [](const UOp& c) { return c.op() == Ops::STAGE || c.op() == Ops::STORE || c.op() == Ops::CALL; };
-    std::unordered_map<UOp, std::vector<UOp>> bcache;
+    NodeMap<std::vector<UOp>> bcache;
     std::function<const std::vector<UOp>&(const UOp&)> boundaries = [&](const UOp& x) -> const std::vector<UOp>& {
-      if (auto it = bcache.find(x); it != bcache.end()) return it->second;
+      if (const auto* c = bcache.find(x.node())) return *c;
       std::vector<UOp> r;
-      if (auto it = children.find(x); it != children.end())
-        for (const UOp& c : it->second) {
-          if (is_boundary(c)) r.push_back(c);
-          else for (const UOp& b : boundaries(c)) r.push_back(b);
-        }
+      for (uint32_t ci : children(x)) {
+        const UOp& c = topo[ci];
+        if (is_boundary(c)) r.push_back(c);
+        else for (const UOp& b : boundaries(c)) r.push_back(b);
+      }
       std::sort(r.begin(), r.end(), UOp::AddressLess{});
       r.erase(std::unique(r.begin(), r.end()), r.end());
-      return bcache[x] = std::move(r);
+      return *bcache.try_emplace(x.node(), std::move(r)).first;
     };
-    std::unordered_map<UOp, bool> rcache;
+    NodeMap<bool> rcache;
     std::function<bool(const UOp&)> feeds_reduce = [&](const UOp& x) -> bool {
-      if (auto it = rcache.find(x); it != rcache.end()) return it->second;
+      if (const bool* c = rcache.find(x.node())) return *c;
       bool r = false;
-      if (auto it = children.find(x); it != children.end())
-        for (const UOp& c : it->second)
-          if (c.op() == Ops::REDUCE || (!is_boundary(c) && feeds_reduce(c))) { r = true; break; }
-      return rcache[x] = r;
+      for (uint32_t ci : children(x)) {
+        const UOp& c = topo[ci];
+        if (c.op() == Ops::REDUCE || (!is_boundary(c) && feeds_reduce(c))) { r = true; break; }
+      }
+      return *rcache.try_emplace(x.node(), r).first;
     };
     auto boundary_work = [&](const UOp& b) -> std::optional<int64_t> {
       const UOp& value = b.op() == Ops::STORE ? b.src(1) : b.src(0);
@@ -505,8 +523,13 @@ inline UOp remove_stages(UOp tsink, RangeCache& rc) {
     std::unordered_map<UOp, UOp> replacements, range_replacements;
     std::vector<UOp> selected;
     for (const UOp& stage : order) {
-      const std::vector<UOp>& idxs = staged[stage];
-      if (!stage_removable(stage) || children[stage] != idxs) continue;
+      std::vector<UOp> idxs;  // its consumers, when all of them index it
+      bool only_indexed = true;
+      for (uint32_t ci : children(stage)) {
+        only_indexed &= topo[ci].op() == Ops::INDEX && topo[ci].src(0) == stage;
+        idxs.push_back(topo[ci]);
+      }
+      if (!stage_removable(stage) || !only_indexed) continue;
       const UOp& body = stage.src(0);
       bool inlinable = GroupOp::ALU.has(body.op()) || body.op() == Ops::REDUCE;
       std::unordered_set<UOp> seen;
