@@ -160,6 +160,25 @@ TEST_CASE("graph rewrite: substitute semantics") {
   CHECK((a + b).substitute({{a, UOp::const_int(1)}, {b, UOp::const_int(2)}}) == UOp::const_int(1) + 2);
 }
 
+// substitute takes one post-order pass when no value holds a key; these cases pin that pass to the driver's semantics
+TEST_CASE("graph rewrite: substitute single pass keeps the fixed-point semantics") {
+  UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", 0, 10), c = UOp::variable("c", 0, 10);
+  // a rebuilt node that is itself a key is replaced too
+  CHECK(((a + 1) * 2).substitute({{a, b}, {b + 1, c}}) == c * 2);
+  // a value that is a key is replaced again (the driver's path): a -> b + 1 -> c
+  CHECK(((a + 1) * 2).substitute({{a, b + 1}, {b + 1, c}}) == (c + 1) * 2);
+  // a parent's dtype follows its new sources
+  UOp f = (a + b).substitute({{a, UOp::const_float(1.5)}});
+  CHECK(f.op() == Ops::ADD);
+  CHECK(dtypes::is_float(f.dtype()));
+  // a CALL's body is not entered, its arguments are
+  UOp call = UOp::make(Ops::CALL, dtypes::void_, {UOp::sink({a + 1}), a});
+  CHECK(call.substitute({{a, b}}) == UOp::make(Ops::CALL, dtypes::void_, {UOp::sink({a + 1}), b}));
+  // a graph without the key's op is returned as it is
+  UOp g = a * 3;
+  CHECK(g.substitute({{UOp::const_float(2.0), c}}) == g);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // TestRecurse (hypothesis draws PatternMatcher or TrackedPatternMatcher; here: the compiled and the runtime matcher)
 
