@@ -1,6 +1,6 @@
 // map_graph: a single post-order pass over a DAG (each node once, children first) that rebuilds every node on its
 // mapped sources and lets a function replace it. The cheap sibling of graph_rewrite for passes that need no fixed
-// point; UOp::substitute uses it when no replacement contains a node it replaces.
+// point (the scheduler's passes).
 #pragma once
 #include <type_traits>
 #include <vector>
