@@ -10,6 +10,7 @@
 #pragma once
 #include <unordered_map>
 
+#include "graft/core/map_graph.hpp"
 #include "graft/core/uop_map.hpp"
 #include "graft/pattern/matcher.hpp"
 #include "graft/pattern/viz.hpp"
@@ -305,10 +306,10 @@ UOp graph_rewrite(const UOp& root, const PM& pm, Ctx& ctx, RewriteOptions o = {}
 // the outermost match wins). walk=true replaces once without revisiting replacements.
 namespace detail {
 struct MapRewriter {
-  const std::unordered_map<UOp, UOp>* map;
+  const NodeMap<const UOpNode*>* map;  // key -> value; the caller's map keeps both alive
   UOp rewrite(const UOp& u, const CtxRef&) const {
-    auto it = map->find(u);
-    return it == map->end() ? UOp() : it->second;
+    const UOpNode* const* v = map->find(u.node());
+    return v ? UOp::borrow(*v) : UOp();
   }
 };
 }  // namespace detail
@@ -332,42 +333,23 @@ inline UOp UOp::substitute(const std::unordered_map<UOp, UOp>& map, bool walk) c
           v.node(), [&](N n) { return closed && !(n->slice_ops & key_ops).empty() && seen.insert(n); },
           [&](N n) { closed &= !rep.contains(n); });
   }
-  if (closed) {
-    NodeMap<N> done;  // original node -> its result; subgraphs without a key op are not entered and stay
-    std::vector<UOp> keep;  // owns the rebuilt nodes until the result is handed out
-    std::vector<N> ns;
-    detail::post_order(
-        node(), [&](N n) { return !(n->slice_ops & key_ops).empty() && done.try_emplace(n, nullptr).second; },
-        [&](N n) {
-          N r = n;
-          if (const N* v = rep.find(n)) {
-            r = *v;
-          } else {
-            const UOp& x = borrow(n);
-            ns.clear();
-            bool same = true;
-            for (const UOp& s : x.src()) {
-              const N* d = done.find(s.node());
-              ns.push_back(d ? *d : s.node());
-              same &= ns.back() == s.node();
-            }
-            if (!same) {
-              std::span<const UOp> srcs = borrow(std::span<const N>(ns));
-              UOp nx = make(x.op(), detail::rebuild_dtype(x, srcs), srcs, x.arg(), x.tag());
-              const N* v = rep.find(nx.node());
-              r = v ? *v : nx.node();
-              keep.push_back(std::move(nx));
-            }
-          }
-          *done.find(n) = r;
-        });
-    return borrow(*done.find(node()));
+  if (!closed) {
+    detail::MapRewriter mr{&rep};
+    return detail::run_rewrite(*this, mr, CtxRef{}, RewriteOptions{.bottom_up = true, .walk = walk});
   }
-  std::unordered_map<UOp, UOp> clean;
-  for (auto& [k, v] : map)
-    if (!(k == v)) clean.emplace(k, v);
-  detail::MapRewriter mr{&clean};
-  return detail::run_rewrite(*this, mr, CtxRef{}, RewriteOptions{.bottom_up = true, .walk = walk});
+  auto lookup = [&](const UOp& n) -> UOp {
+    const N* v = rep.find(n.node());
+    return v ? borrow(*v) : n;
+  };
+  return map_graph(
+      *this,
+      [&](const UOp& x, const UOp& rebuilt) -> UOp {
+        if (rep.contains(x.node())) return lookup(x);
+        if (rebuilt == x) return x;
+        DType d = detail::rebuild_dtype(x, rebuilt.src());  // a source's dtype may have changed
+        return lookup(d == rebuilt.dtype() ? rebuilt : rebuilt.replace({.dtype = d}));
+      },
+      key_ops);
 }
 
 }  // namespace graft
