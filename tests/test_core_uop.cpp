@@ -933,3 +933,40 @@ TEST_CASE("uop threads: concurrent build and release of shared subgraphs does no
   }
   CHECK(live_uop_count() == start);
 }
+
+TEST_CASE("uop threads: 4 threads asking the shapes of the same fresh nodes all see the full shape") {
+  // made without inference, so no shape is known until the threads race to fill them (one writes, the others wait)
+  std::vector<UOp> chain{param(0, dtypes::float32, {4, 8})};
+  for (int k = 0; k < 400; k++)
+    chain.push_back(UOp::make(Ops::PERMUTE, dtypes::float32, {chain.back()}, Arg{1, 0}));
+  std::vector<std::thread> ts;
+  std::atomic<int> ready{0}, wrong{0};
+  for (int t = 0; t < 4; t++)
+    ts.emplace_back([&, t] {
+      ready++;
+      while (ready.load() < 4) std::this_thread::yield();
+      for (size_t j = 0; j < chain.size(); j++) {
+        size_t i = t % 2 ? chain.size() - 1 - j : j;  // two threads from each end: the deep walk meets the shallow one
+        if (chain[i].shape() != (i % 2 ? S{8, 4} : S{4, 8})) wrong++;
+      }
+    });
+  for (auto& th : ts) th.join();
+  CHECK(wrong.load() == 0);
+}
+
+TEST_CASE("scratch lists: every list starts empty and nested lists are distinct") {
+  {
+    detail::Scratch<int> a;
+    a->assign(1000, 7);
+  }
+  detail::Scratch<int> b;  // may reuse a's memory, never its contents
+  CHECK(b->empty());
+  b->push_back(1);
+  {
+    detail::Scratch<int> c;  // b is still in use: c is another list
+    CHECK(c->empty());
+    c->push_back(2);
+    CHECK(c->data() != b->data());
+  }
+  CHECK(*b == std::vector<int>{1});
+}

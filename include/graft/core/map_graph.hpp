@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "graft/core/scratch.hpp"
 #include "graft/core/uop.hpp"
 #include "graft/core/uop_map.hpp"
 
@@ -21,7 +22,9 @@ template <class F> UOp map_graph(const UOp& root, F&& f, OpSet touches = kAllOps
   if ((keep.slice_ops() & touches).empty()) return keep;
   constexpr uint32_t kEntered = ~uint32_t(0);
   NodeMap<uint32_t> index;  // node -> its replacement's position in done (kEntered until visited); the visited set
-  std::vector<UOp> done, ns;
+  detail::Scratch<UOp> done_buf, ns_buf;
+  std::vector<UOp>& done = *done_buf;
+  std::vector<UOp>& ns = *ns_buf;
   detail::post_order(
       keep.node(),
       [&](const UOpNode* n) { return !(n->slice_ops & touches).empty() && index.try_emplace(n, kEntered).second; },

@@ -85,6 +85,7 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
     case INDEX: {
       const Shape& buf = src_shape(0);
       Shape s;
+      s.reserve(buf.size() + 4);  // perf: one allocation in the usual case (scalar indices)
       size_t nidx = u.nsrc() - 1;
       for (size_t i = 1; i < u.nsrc(); i++)
         if (const Shape* is = sh(u.src(i))) s.insert(s.end(), is->begin(), is->end());
@@ -94,6 +95,7 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
     }
     case STAGE: {
       Shape s;
+      s.reserve(u.nsrc() - 1 + src_shape(0).size());
       for (size_t i = 1; i < u.nsrc(); i++) s.push_back(u.src(i).vmax().as_int() + 1);
       const Shape& in = src_shape(0);
       s.insert(s.end(), in.begin(), in.end());
@@ -133,6 +135,7 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
       if (p.size() != in.size()) throw mop_err("permutation " + u.arg().str() + " has the wrong length", in);
       std::vector<bool> used(in.size(), false);
       Shape s;
+      s.reserve(p.size());
       for (const Arg& a : p) {
         int64_t i = a.as_int();
         if (i < 0 || i >= int64_t(in.size()) || used[size_t(i)]) throw mop_err("not a permutation: " + u.arg().str(), in);
@@ -191,29 +194,30 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
 
 inline void fill_shape(const UOp& x) {
   NodeCaches& xc = caches_of(x.node());
-  if (xc.shape_state.load(std::memory_order_acquire) != 0) return;
-  std::optional<Shape> s = compute_shape(x, [](const UOp& y) -> const Shape* {
-    NodeCaches& yc = caches_of(y.node());
-    return yc.shape_state.load(std::memory_order_acquire) == 1 ? yc.shape.load(std::memory_order_acquire) : nullptr;
-  });
-  if (s) {
-    const Shape* expected = nullptr;
-    auto* fresh = new Shape(std::move(*s));
-    if (!xc.shape.compare_exchange_strong(expected, fresh)) delete fresh;
-    xc.shape_state.store(1, std::memory_order_release);
-  } else {
-    xc.shape_state.store(2, std::memory_order_release);
+  if (xc.shape_state.load(std::memory_order_acquire) == 0) {
+    std::optional<Shape> s = compute_shape(x, [](const UOp& y) -> const Shape* {
+      NodeCaches& yc = caches_of(y.node());
+      return yc.shape_state.load(std::memory_order_acquire) == 1 ? &yc.shape : nullptr;
+    });
+    uint8_t expected = 0;
+    if (xc.shape_state.compare_exchange_strong(expected, 3, std::memory_order_acquire)) {
+      if (s) xc.shape = std::move(*s);
+      xc.shape_state.store(s ? 1 : 2, std::memory_order_release);
+      return;
+    }
   }
+  while (xc.shape_state.load(std::memory_order_acquire) == 3) {}  // another thread is storing the same shape
 }
 
 inline const Shape* cached_shape(const UOp& u) {
   NodeCaches& c = caches_of(u.node());
   uint8_t st = c.shape_state.load(std::memory_order_acquire);
-  if (st == 1) return c.shape.load(std::memory_order_acquire);
+  if (st == 1) return &c.shape;
   if (st == 2) return nullptr;
-  auto unknown = [](const UOp& x) {
+  auto unknown = [](const UOp& x) {  // not ready yet (fill_shape waits for a shape another thread is storing)
     NodeCaches* cc = x.node()->caches.load(std::memory_order_acquire);
-    return !cc || cc->shape_state.load(std::memory_order_acquire) == 0;
+    uint8_t st = cc ? cc->shape_state.load(std::memory_order_acquire) : 0;
+    return st == 0 || st == 3;
   };
   // perf: a node built from nodes whose shapes are known (the usual case) needs no walk
   if (std::none_of(u.src().begin(), u.src().end(), unknown)) {
@@ -222,7 +226,7 @@ inline const Shape* cached_shape(const UOp& u) {
     post_order(u.node(), [&](const UOpNode* n) { return unknown(UOp::borrow(n)); },
                [&](const UOpNode* n) { fill_shape(UOp::borrow(n)); });
   }
-  return c.shape_state.load() == 1 ? c.shape.load(std::memory_order_acquire) : nullptr;
+  return c.shape_state.load(std::memory_order_acquire) == 1 ? &c.shape : nullptr;
 }
 
 }  // namespace detail

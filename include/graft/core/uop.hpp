@@ -20,6 +20,7 @@
 #include "graft/core/dtype.hpp"
 #include "graft/core/error.hpp"
 #include "graft/core/ops.hpp"
+#include "graft/core/scratch.hpp"
 
 namespace graft {
 
@@ -195,14 +196,14 @@ struct Interval {
 };
 
 
-// Lazily computed per-node properties. Written once, read lock-free: the shape through a CAS on its pointer, the
-// interval in place (state 0 empty, 1 being written by one thread, 2 ready).
+// Lazily computed per-node properties. Written once by the thread that wins a CAS on the state, read lock-free
+// once the state says ready. The shape lives in place (perf: a separately allocated vector was a second malloc per
+// shaped node).
 struct NodeCaches {
-  std::atomic<const std::vector<int64_t>*> shape{nullptr};
-  std::atomic<uint8_t> shape_state{0};  // 0 unknown, 1 has shape, 2 no shape
-  std::atomic<uint8_t> minmax_state{0};
+  std::atomic<uint8_t> shape_state{0};  // 0 unknown, 1 has shape, 2 no shape, 3 being written by one thread
+  std::atomic<uint8_t> minmax_state{0};  // 0 empty, 1 being written by one thread, 2 ready
   Interval minmax;
-  ~NodeCaches() { delete shape.load(); }
+  std::vector<int64_t> shape;
 };
 // NodeCaches memory: a per-thread free list like NodePool's below (every node whose bounds or shape are asked for
 // gets a block, freed with the node; malloc/free of these was 5-8 % of a div/mod-heavy rewrite). Off under ASan.
@@ -648,8 +649,8 @@ namespace detail {
 template <class Enter, class Visit> void post_order(const UOpNode* root, Enter&& enter, Visit&& visit) {
   if (!enter(root)) return;
   struct Frame { const UOpNode* n; uint32_t next; };
-  std::vector<Frame> stack;
-  stack.reserve(32);
+  Scratch<Frame> stack_buf;
+  std::vector<Frame>& stack = *stack_buf;
   stack.push_back({root, 0});
   while (!stack.empty()) {
     Frame& f = stack.back();

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "graft/core/map_graph.hpp"
+#include "graft/core/scratch.hpp"
 #include "graft/core/uop_map.hpp"
 #include "graft/pattern/matcher.hpp"
 #include "graft/pattern/viz.hpp"
@@ -63,23 +64,39 @@ template <class PM, class BPM> class RewriteContext {
   UOp unified(const UOp& root) {
     auto U = [](const N& p) -> const UOp& { return UOp::borrow(p); };
     struct Entry { N n; int stage; N new_n; };
-    std::vector<Entry> stack{{root.node(), 0, root.node()}};
+    Scratch<Entry> stack_buf;
+    std::vector<Entry>& stack = *stack_buf;
+    stack.push_back({root.node(), 0, root.node()});
     // replace_ doubles as tinygrad's on_stack set: a null value means "placed on the stack, not finished"
     replace_.try_emplace(root.node(), nullptr);
-    NodeMap<std::vector<Entry>> waitlist;  // nodes waiting for a source to finish
+    // entries waiting for a node to finish: a list per node, in insertion order, threaded through one array
+    // (perf: a vector per waited-on node was a malloc each)
+    struct Waiter { Entry e; uint32_t next; };
+    struct WaitList { uint32_t head, tail; };
+    constexpr uint32_t kNone = ~uint32_t(0);
+    NodeMap<WaitList> waitlist;
+    Scratch<Waiter> waiters_buf;
+    std::vector<Waiter>& waiters = *waiters_buf;
     size_t waiting = 0;
     bool recheck = false;
-    std::vector<N> tmp;
+    Scratch<N> tmp_buf;
+    std::vector<N>& tmp = *tmp_buf;
     auto finish = [&](N n, N r) {
       *replace_.try_emplace(n, nullptr).first = r;
       if (waiting)
-        if (auto* w = waitlist.find(n); w && !w->empty()) {
-          waiting -= w->size();
-          for (Entry& e : *w) stack.push_back(e);
-          w->clear();
+        if (WaitList* w = waitlist.find(n); w && w->head != kNone) {
+          for (uint32_t i = w->head; i != kNone; i = waiters[i].next) stack.push_back(waiters[i].e), waiting--;
+          w->head = w->tail = kNone;
         }
     };
-    auto wait_on = [&](N x, Entry e) { waitlist.try_emplace(x, {}).first->push_back(e), waiting++; };
+    auto wait_on = [&](N x, Entry e) {
+      uint32_t i = uint32_t(waiters.size());
+      waiters.push_back({e, kNone});
+      WaitList* w = waitlist.try_emplace(x, {kNone, kNone}).first;
+      if (w->head == kNone) w->head = i;
+      else waiters[w->tail].next = i;
+      w->tail = i, waiting++;
+    };
     // e.n becomes whatever nx becomes: nx is visited from `stage` (0, or 1 when its sources are known finished) if
     // it is new, linked at once if it is finished, waited for if it is pending
     auto link = [&](const Entry& e, N nx, int stage) {
@@ -102,11 +119,13 @@ template <class PM, class BPM> class RewriteContext {
         N new_n = e.n;
         if (bpm_) {
           N test_n = e.n;
-          NodeSet seen;
+          std::optional<NodeSet> seen;  // perf: made only when a node rewrites many times (a set per node was a
+                                        // malloc per visited node)
           bool gated = false;
           try {
-            while (test_n) {
-              if (!seen.insert(test_n)) throw Error("infinite loop in fixed_point_rewrite (bottom-up rules cycle)");
+            for (int steps = 0; test_n; steps++) {
+              if (steps >= kCycleCheckAfter && !(seen ? *seen : seen.emplace()).insert(test_n))
+                throw Error("infinite loop in fixed_point_rewrite (bottom-up rules cycle)");
               new_n = test_n;
               test_n = cached_bpm(test_n);
             }
@@ -167,8 +186,11 @@ template <class PM, class BPM> class RewriteContext {
   }
 
   UOp walk(const UOp& root) {
-    std::vector<std::pair<N, bool>> stack{{root.node(), false}};
-    std::vector<N> new_src;
+    Scratch<std::pair<N, bool>> stack_buf;
+    Scratch<N> new_src_buf;
+    std::vector<std::pair<N, bool>>& stack = *stack_buf;
+    std::vector<N>& new_src = *new_src_buf;
+    stack.push_back({root.node(), false});
     while (!stack.empty()) {
       auto [n, processed] = stack.back();
       stack.pop_back();
@@ -210,6 +232,7 @@ template <class PM, class BPM> class RewriteContext {
 
  private:
   using N = const UOpNode*;
+  static constexpr int kCycleCheckAfter = 8;  // pre-order rewrites of one node before its results are tracked
   // a CALL/FUNCTION whose body this call leaves as it is (RewriteOptions::enter_calls)
   bool skips_body(const UOp& u) const { return !opt_.enter_calls && is_opaque_call(u); }
   // the finished replacement of x, if any (walk() never stores placeholders)
@@ -219,7 +242,7 @@ template <class PM, class BPM> class RewriteContext {
   }
   N own(UOp u) {  // keep a node created during this call alive until the call ends
     N p = u.node();
-    keep_.push_back(std::move(u));
+    keep_->push_back(std::move(u));
     return p;
   }
   // the matcher's fold shortcut (PatternMatcher::with_fold), off while GRAFT_VIZ records the rules that fire
@@ -248,7 +271,7 @@ template <class PM, class BPM> class RewriteContext {
   RewriteOptions opt_;
   NodeMap<N> replace_;
   NodeMap<N> bpm_cache_;
-  std::vector<UOp> keep_;  // owns every node created during the call (see unified())
+  Scratch<UOp> keep_;  // owns every node created during the call (see unified())
 };
 
 template <class PM> UOp run_rewrite_impl(const UOp& root, const PM& pm, CtxRef ctx, const RewriteOptions& o,

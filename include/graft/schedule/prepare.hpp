@@ -33,18 +33,23 @@ inline UOp reshape_to(const UOp& u, const Shape& s) {
 }
 // broadcast as Tensor.expand builds it
 inline UOp expand_to(const UOp& u, const Shape& s) { return detail::tensor_::broadcast_uop(u, s); }
-inline UOp make_index(const UOp& x, std::span<const UOp> idx) {
-  std::vector<UOp> s{x};
-  s.insert(s.end(), idx.begin(), idx.end());
-  return UOp::make(Ops::INDEX, x.dtype(), s);
+// op(first, rest...): up to 8 sources gathered as borrowed handles on the stack (perf: a heap vector per INDEX/END)
+inline UOp make_with_first(Ops op, DType dt, const UOp& first, std::span<const UOp> rest) {
+  constexpr size_t kInline = 8;
+  if (rest.size() < kInline) {
+    const UOpNode* p[kInline];
+    p[0] = first.node();
+    for (size_t i = 0; i < rest.size(); i++) p[i + 1] = rest[i].node();
+    return UOp::make(op, dt, UOp::borrow(std::span<const UOpNode* const>(p, rest.size() + 1)));
+  }
+  std::vector<UOp> s{first};
+  s.insert(s.end(), rest.begin(), rest.end());
+  return UOp::make(op, dt, s);
 }
+inline UOp make_index(const UOp& x, std::span<const UOp> idx) { return make_with_first(Ops::INDEX, x.dtype(), x, idx); }
 inline UOp make_after(const UOp& buf, const UOp& dep) { return UOp::make(Ops::AFTER, buf.dtype(), {buf, dep}); }
 inline UOp make_store(const UOp& dst, const UOp& val) { return UOp::make(Ops::STORE, dtypes::void_, {dst, val}); }
-inline UOp make_end(const UOp& body, std::span<const UOp> rngs) {
-  std::vector<UOp> s{body};
-  s.insert(s.end(), rngs.begin(), rngs.end());
-  return UOp::make(Ops::END, dtypes::void_, s);
-}
+inline UOp make_end(const UOp& body, std::span<const UOp> rngs) { return make_with_first(Ops::END, dtypes::void_, body, rngs); }
 
 using graft::kAllOps;
 using graft::map_graph;
@@ -94,7 +99,7 @@ inline UOp prepare_graph(const UOp& sink) {
     if (r.op() == Ops::STORE && r.src(1).shape().empty())
       r = make_store(reshape_to(r.src(0), {1}), reshape_to(r.src(1), {1}));
     return r;
-  });
+  }, bcast);
 }
 
 // Store rules on the tensor graph (tinygrad rangeify.py "store rules"), one post-order pass before lowering:
@@ -196,6 +201,7 @@ inline UOp prepare(const std::vector<UOp>& outs, std::vector<UOp>* out_bufs = nu
   enum class Kind { realized, view, assigned, stored };
   std::vector<Kind> kinds;
   UOpSet bases;
+  OpSet base_ops;
   auto strip_reshapes = [](UOp u) {
     while (u.op() == Ops::RESHAPE) u = u.src(0);
     return u;
@@ -209,12 +215,13 @@ inline UOp prepare(const std::vector<UOp>& outs, std::vector<UOp>* out_bufs = nu
     else if (!(vb == base) && has_buffer_identity(vb)) kinds.push_back(Kind::view);
     else if (base.op() == Ops::AFTER && has_buffer_identity(base) && graft::prod(v.shape()) == graft::prod(base.shape()))
       kinds.push_back(Kind::assigned);
-    else kinds.push_back(Kind::stored), bases.insert(base);
+    else kinds.push_back(Kind::stored), bases.insert(base), base_ops.add(base.op());
   }
-  // bases are found by their original nodes; their rebuilt values are stored
+  // bases are found by their original nodes; their rebuilt values are stored (a subgraph without a base's op holds
+  // no base and is not visited)
   UOp realized = map_graph(all, [&](const UOp& x, const UOp& r) {
     return bases.contains(x) ? reshape_to(store_to_new_buffer(r), x.shape()) : r;
-  });
+  }, base_ops);
   UOpSet emitted;
   for (size_t i = 0; i < kinds.size(); i++) {
     UOp after = realized.src(i);

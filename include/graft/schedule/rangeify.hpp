@@ -144,6 +144,9 @@ struct RangeCache {
       return;
     }
     std::vector<UOp> r;
+    size_t total = x.op() == Ops::RANGE;
+    for (const UOp& s : x.src()) total += sets[*m.find(s)].size();
+    r.reserve(total);
     for (const UOp& s : x.src()) {
       const auto& sr = sets[*m.find(s)];
       r.insert(r.end(), sr.begin(), sr.end());
@@ -614,7 +617,9 @@ inline UOp reduce_simplify(const UOp& tsink, bool flatten_unit_ranges, RangeCach
           double id = op == Ops::ADD ? 0.0 : op == Ops::MUL ? 1.0 : dtypes::is_float(x.dtype()) ? -INFINITY : dtypes::min_value(x.dtype());
           return UOp::const_(x.dtype(), id);
         }
-    std::vector<UOp> keep{x.src(0)}, dropped;
+    std::vector<UOp> keep, dropped;
+    keep.reserve(x.nsrc());
+    keep.push_back(x.src(0));
     Ops rop = x.op() == Ops::REDUCE ? x.arg().tuple()[0].get<Ops>() : Ops::NOOP;
     // perf: only an ADD/MAX REDUCE can drop ranges, so only it needs the body's open ranges
     const bool can_drop = rop == Ops::ADD || rop == Ops::MAX;
