@@ -478,3 +478,30 @@ TEST_CASE("graph rewrite: a fold shortcut runs before matching and instead of bu
   UOp a = UOp::variable("a", 0, 10);
   CHECK(graph_rewrite(a + three, pm) == a + three);  // not its case: the rules decide
 }
+
+TEST_CASE("graph rewrite: leaf rules fire in every mode and other leaves are fixed points") {
+  // the driver finishes a leaf whose op roots no rule without visiting it (perf); a leaf op that roots a rule, in the
+  // post-order matcher or in a pre-order one, is still rewritten, and the fold shortcut is never asked about a leaf
+  static int leaf_folds = 0;
+  auto fold = [](Ops, DType, std::span<const UOp> src, const Arg&) {
+    if (src.empty()) leaf_folds++;
+    return UOp();
+  };
+  PatternMatcher bump{rule(cv, [](const auto& m) {
+    int64_t v = m[cv].arg().as_int();
+    return v == 7 ? UOp::const_(m[cv].dtype(), 8) : UOp();
+  })};
+  PatternMatcher none{rule(pat::op<Ops::MUL>().named<"x">(), [](const auto&) { return UOp(); })};
+  UOp a = UOp::variable("leaf_a", 0, 10), seven = UOp::const_int(7);
+  UOp e = (a + seven) * (seven + UOp::const_int(2));
+  UOp want = (a + UOp::const_int(8)) * (UOp::const_int(8) + UOp::const_int(2));
+  leaf_folds = 0;
+  CHECK(graph_rewrite(e, bump.with_fold(fold)) == want);
+  CHECK(graph_rewrite(e, none.with_fold(fold)) == e);
+  CHECK(leaf_folds == 0);
+  CHECK(graph_rewrite(e, bump, {.bottom_up = true}) == want);
+  CHECK(graph_rewrite(e, none, {.bpm = &bump}) == want);  // the pre-order matcher reaches leaves the other has no rule for
+  CHECK(graph_rewrite(e, bump, {.walk = true}) == want);
+  CHECK(graph_rewrite(seven, bump) == UOp::const_int(8));  // a leaf root
+  CHECK(graph_rewrite(seven, none) == seven);
+}

@@ -297,7 +297,7 @@ class PatternMatcher {
   }
 
   // A fold shortcut: fold(op, dtype, src, arg) returns the node that these rules rewrite op(src) to in one step, or an
-  // empty UOp when it does not know. graph_rewrite calls it before matching a node and before building a parent
+  // empty UOp when it does not know. It is asked only about nodes with sources (a leaf is never folded). graph_rewrite calls it before matching a node and before building a parent
   // whose sources changed, so a node that folds is neither dispatched over the rules nor interned (LLVM's IRBuilder
   // folds constants at construction the same way). Only sound where the first rule to fire on every node the
   // shortcut folds gives exactly its result (symbolic_simple's constant folding).
@@ -308,6 +308,8 @@ class PatternMatcher {
     return r;
   }
   Fold fold() const { return fold_; }
+  // whether any rule has `op` as its root op (a node of any other op is a fixed point of these rules)
+  bool has_rules_for(Ops op) const { return !pdict_[size_t(op)].empty(); }
   const std::vector<Rule>& rules() const { return rules_; }
   size_t size() const { return rules_.size(); }
 

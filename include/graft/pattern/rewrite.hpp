@@ -142,7 +142,11 @@ template <class PM, class BPM> class RewriteContext {
         }
         for (size_t i = nn.nsrc(); i-- > 0;) {
           N x = nn.src(i).node();
-          if (replace_.try_emplace(x, nullptr).second) stack.push_back({x, 0, x});
+          auto [slot, inserted] = replace_.try_emplace(x, nullptr);
+          if (!inserted) continue;
+          // perf: a leaf no rule can rewrite is its own result: finished here, without its two stack visits
+          if (x->nsrc == 0 && fixed_leaf(x->op)) *slot = x;
+          else stack.push_back({x, 0, x});
         }
       } else if (e.stage == 1) {
         const UOp& nn = U(e.new_n);
@@ -157,7 +161,8 @@ template <class PM, class BPM> class RewriteContext {
         }
         if (missing) { wait_on(missing, e); continue; }
         if (same) {
-          if (N f = folded(nn.op(), nn.dtype(), nn.src(), nn.arg())) { link(e, f, 0); continue; }
+          if (nn.nsrc())
+            if (N f = folded(nn.op(), nn.dtype(), nn.src(), nn.arg())) { link(e, f, 0); continue; }
           UOp next;
           if (!pm_ || !(next = pm_->rewrite(nn, ctx_))) { finish(e.n, e.new_n); continue; }
           if (viz_) [[unlikely]] viz_->step(nn, next, false);
@@ -235,6 +240,12 @@ template <class PM, class BPM> class RewriteContext {
   static constexpr int kCycleCheckAfter = 8;  // pre-order rewrites of one node before its results are tracked
   // a CALL/FUNCTION whose body this call leaves as it is (RewriteOptions::enter_calls)
   bool skips_body(const UOp& u) const { return !opt_.enter_calls && is_opaque_call(u); }
+  // a node without sources and with this op is a fixed point: no rule has the op as its root and no pre-order
+  // matcher runs (the fold shortcut is never asked about leaves)
+  bool fixed_leaf(Ops op) const {
+    if constexpr (requires { pm_->has_rules_for(op); }) return !bpm_ && (!pm_ || !pm_->has_rules_for(op));
+    else return false;
+  }
   // the finished replacement of x, if any (walk() never stores placeholders)
   N done(N x) const {
     const N* r = replace_.find(x);
@@ -246,7 +257,7 @@ template <class PM, class BPM> class RewriteContext {
     return p;
   }
   // the matcher's fold shortcut (PatternMatcher::with_fold), off while GRAFT_VIZ records the rules that fire
-  N folded(Ops op, DType dt, std::span<const UOp> src, const Arg& arg) {
+  [[gnu::always_inline]] N folded(Ops op, DType dt, std::span<const UOp> src, const Arg& arg) {
     if constexpr (requires { pm_->fold(); })
       if (pm_ && pm_->fold() && !viz_)
         if (UOp r = pm_->fold()(op, dt, src, arg)) return own(std::move(r));

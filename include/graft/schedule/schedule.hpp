@@ -8,7 +8,9 @@
 #include "graft/schedule/split.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <queue>
 
 namespace graft {
@@ -65,20 +67,28 @@ namespace sched {
 // buffers it reads after an assign that overwrote them without reading them; an ALU combining a raw read of B with
 // an overwritten B cannot be ordered (the raw read must run before the write, the other read after it).
 inline void check_state_cycles(const UOp& sink) {
-  using Set = std::vector<const UOpNode*>;  // sorted
-  auto unite = [](const Set& a, const Set& b) {
-    Set r;
-    std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(r));
+  // a sorted set of buffers, shared between nodes (perf: most nodes carry exactly one child's sets, and a copy per
+  // node was most of this pass's allocations); null is the empty set
+  using Set = std::shared_ptr<const std::vector<const UOpNode*>>;
+  auto unite = [](const Set& a, const Set& b) -> Set {
+    if (!a || a == b) return b;
+    if (!b) return a;
+    if (std::includes(a->begin(), a->end(), b->begin(), b->end())) return a;
+    if (std::includes(b->begin(), b->end(), a->begin(), a->end())) return b;
+    auto r = std::make_shared<std::vector<const UOpNode*>>();
+    std::set_union(a->begin(), a->end(), b->begin(), b->end(), std::back_inserter(*r));
     return r;
   };
   auto meets = [](const Set& a, const Set& b) {
-    for (size_t i = 0, j = 0; i < a.size() && j < b.size();)
-      if (a[i] == b[j]) return true;
-      else if (a[i] < b[j]) i++;
+    if (!a || !b) return false;
+    for (size_t i = 0, j = 0; i < a->size() && j < b->size();)
+      if ((*a)[i] == (*b)[j]) return true;
+      else if ((*a)[i] < (*b)[j]) i++;
       else j++;
     return false;
   };
-  auto has = [](const Set& a, const UOpNode* x) { return std::binary_search(a.begin(), a.end(), x); };
+  auto has = [](const Set& a, const UOpNode* x) { return a && std::binary_search(a->begin(), a->end(), x); };
+  auto one = [](const UOpNode* x) -> Set { return std::make_shared<std::vector<const UOpNode*>>(1, x); };
   NodeMap<std::pair<Set, Set>> st;  // node -> (raw, assigned); the toposort keeps the keys alive
   // perf: a subgraph without a BUFFER or PARAM (index math, constants) reads no buffer: its sets are empty, unvisited
   static const std::pair<Set, Set> none;
@@ -90,7 +100,7 @@ inline void check_state_cycles(const UOp& sink) {
   for (const UOp& u : sink.toposort(reads_storage)) {
     std::pair<Set, Set> s;
     if (u.op() == Ops::BUFFER) {
-      s.first = {u.node()};
+      s.first = one(u.node());
     } else if (u.op() == Ops::AFTER && buf_uop(u)) {
       const UOpNode* key = buf_uop(u).node();
       bool stores = false, self_update = false;
@@ -101,13 +111,13 @@ inline void check_state_cycles(const UOp& sink) {
         const auto& v = at(x.src(1));
         self_update |= has(v.first, key) || has(v.second, key);
       }
-      s = !stores || self_update ? at(u.src(0)) : std::pair<Set, Set>{{}, {key}};
+      s = !stores || self_update ? at(u.src(0)) : std::pair<Set, Set>{nullptr, one(key)};
     } else {
       for (const UOp& x : u.src()) {
         const auto& v = at(x);
         s.first = unite(s.first, v.first), s.second = unite(s.second, v.second);
       }
-      if (u.op() == Ops::CONTIGUOUS) s.first.clear();  // a snapshot: its raw reads happen before any later write
+      if (u.op() == Ops::CONTIGUOUS) s.first = nullptr;  // a snapshot: its raw reads happen before any later write
     }
     if (GroupOp::ALU.has(u.op()))
       for (size_t i = 0; i < u.src().size(); i++)
