@@ -500,7 +500,8 @@ TEST_CASE("graph rewrite: leaf rules fire in every mode and other leaves are fix
   CHECK(graph_rewrite(e, none.with_fold(fold)) == e);
   CHECK(leaf_folds == 0);
   CHECK(graph_rewrite(e, bump, {.bottom_up = true}) == want);
-  CHECK(graph_rewrite(e, none, {.bpm = &bump}) == want);  // the pre-order matcher reaches leaves the other has no rule for
+  // the pre-order matcher reaches leaves the post-order one has no rule for
+  CHECK(graph_rewrite(e, none, {.bpm = &bump}) == want);
   CHECK(graph_rewrite(e, bump, {.walk = true}) == want);
   CHECK(graph_rewrite(seven, bump) == UOp::const_int(8));  // a leaf root
   CHECK(graph_rewrite(seven, none) == seven);

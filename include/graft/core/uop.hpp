@@ -33,9 +33,9 @@ inline void release_node(const UOpNode* n) noexcept;
 }  // namespace detail
 
 // Field order is for the cache (perf: at 10^5 nodes the rewrite is memory bound): the sources trail the node, so
-// the fields a rewrite reads on every visit (arg, op, dtype, nsrc, src_ops, the count) sit right before them and a
-// visit touches two cache lines, not three; the intern table's chain walk reads `hash` and `chain`, which share the
-// first line with the rarely set tag.
+// the fields a rewrite reads on every visit (arg, op, dtype, nsrc, src_ops, the count) sit right before them, one
+// 104-byte span (two cache lines for most 16-byte alignments) instead of three spread-out pieces; the intern table's
+// chain walk reads `hash` and `chain` from the first 16 bytes.
 struct UOpNode {
   size_t hash;
   UOpNode* chain = nullptr;                                  // intern-table bucket chain

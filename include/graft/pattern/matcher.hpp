@@ -297,10 +297,10 @@ class PatternMatcher {
   }
 
   // A fold shortcut: fold(op, dtype, src, arg) returns the node that these rules rewrite op(src) to in one step, or an
-  // empty UOp when it does not know. It is asked only about nodes with sources (a leaf is never folded). graph_rewrite calls it before matching a node and before building a parent
-  // whose sources changed, so a node that folds is neither dispatched over the rules nor interned (LLVM's IRBuilder
-  // folds constants at construction the same way). Only sound where the first rule to fire on every node the
-  // shortcut folds gives exactly its result (symbolic_simple's constant folding).
+  // empty UOp when it does not know. graph_rewrite calls it before matching a node with sources (never a leaf) and
+  // before building a parent whose sources changed, so a node that folds is neither dispatched over the rules nor
+  // interned (LLVM's IRBuilder folds constants at construction the same way). Only sound where the first rule to
+  // fire on every node the shortcut folds gives exactly its result (symbolic_simple's constant folding).
   using Fold = UOp (*)(Ops op, DType dtype, std::span<const UOp> src, const Arg& arg);
   PatternMatcher with_fold(Fold f) const {
     PatternMatcher r = *this;

@@ -161,8 +161,7 @@ template <class PM, class BPM> class RewriteContext {
         }
         if (missing) { wait_on(missing, e); continue; }
         if (same) {
-          if (nn.nsrc())
-            if (N f = folded(nn.op(), nn.dtype(), nn.src(), nn.arg())) { link(e, f, 0); continue; }
+          if (N f = folded(nn.op(), nn.dtype(), nn.src(), nn.arg())) { link(e, f, 0); continue; }
           UOp next;
           if (!pm_ || !(next = pm_->rewrite(nn, ctx_))) { finish(e.n, e.new_n); continue; }
           if (viz_) [[unlikely]] viz_->step(nn, next, false);
@@ -256,10 +255,11 @@ template <class PM, class BPM> class RewriteContext {
     keep_->push_back(std::move(u));
     return p;
   }
-  // the matcher's fold shortcut (PatternMatcher::with_fold), off while GRAFT_VIZ records the rules that fire
+  // the matcher's fold shortcut (PatternMatcher::with_fold), off while GRAFT_VIZ records the rules that fire and
+  // never asked about a leaf
   [[gnu::always_inline]] N folded(Ops op, DType dt, std::span<const UOp> src, const Arg& arg) {
     if constexpr (requires { pm_->fold(); })
-      if (pm_ && pm_->fold() && !viz_)
+      if (pm_ && pm_->fold() && !viz_ && !src.empty())
         if (UOp r = pm_->fold()(op, dt, src, arg)) return own(std::move(r));
     return nullptr;
   }
