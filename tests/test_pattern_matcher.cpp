@@ -521,3 +521,46 @@ TEST_CASE("pattern matcher: operator sugar takes the dtype of the last operand")
   PatternMatcher cmp{rule(x < cv, [](const auto& m) { return m[x]; })};
   check_rewrite(cmp, a < 3, a);
 }
+
+// The compiled matcher first tests the pattern tree's op sets and source counts (pat::detail::shape_ok, a necessary
+// condition without bindings); it must never reject a node the full match accepts. Every pattern below against every
+// node of a small pool: shape_ok holds wherever the runtime interpreter matches, and both matchers agree.
+TEST_CASE("pattern matcher: the shape pre-check never rejects a match") {
+  UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", 0, 10), c3 = UOp::const_int(3), c5 = UOp::const_int(5);
+  std::vector<UOp> pool = {a, b, c3, c5}, more;
+  for (size_t round = 0; round < 2; round++) {  // two levels of ADD/MUL/MAX/WHERE, plus CMPLTs and SINKs
+    std::vector<UOp> next = pool;
+    for (size_t i = 0; i < pool.size(); i++)
+      for (size_t j = 0; j < pool.size(); j += 1 + 2 * round) {
+        const UOp &p = pool[i], &q = pool[j];
+        next.push_back(p + q), next.push_back(p * q), next.push_back(maximum(p, q));
+        more.push_back(p < q);
+        if (round == 0) next.push_back(where(p < q, p, q)), more.push_back(UOp::sink({p, q, p}));
+      }
+    pool = std::move(next);
+  }
+  pool.insert(pool.end(), more.begin(), more.end());
+  auto first = [](const auto& m) { return UOp::sink({m[x]}); };
+  auto check_pattern = [&](const auto& pattern, std::source_location loc = std::source_location::current()) {
+    INFO("pattern at line " << loc.line());
+    using P = std::remove_cvref_t<decltype(pattern)>;
+    PatternMatcher pm{rule(pattern, first)};
+    size_t matched = 0;
+    for (const UOp& u : pool) {
+      UOp dyn = pm.dynamic().rewrite(u);
+      CHECK(pm.rewrite(u) == dyn);
+      if (pm.rules()[0].upat->match(u, {}).empty()) continue;
+      CHECK(pat::detail::shape_ok<P>(u));
+      matched++;
+    }
+    CHECK(matched > 0);  // each pattern matches something in the pool, so the implication is not vacuous
+  };
+  check_pattern(x + (pat::wild * cv));                                    // permuted, nested op in either position
+  check_pattern((x + pat::wild) + (pat::wild * x));                       // nested permutations sharing a name
+  check_pattern((x * pat::wild) < pat::wild);                             // CMPLT: ordered
+  check_pattern(pat::ops<OpSet{Ops::ADD, Ops::MUL}>(pat::perm(x, cv)));   // an op set at the root
+  check_pattern(pat::where(x < pat::wild, pat::wild, pat::wild));         // ordered three sources
+  check_pattern(pat::op<Ops::SINK>(pat::prefix(x, pat::wild)));           // a prefix of the sources
+  check_pattern(pat::op<Ops::SINK>(pat::each(pat::ops<OpSet{Ops::ADD, Ops::BUFFER}>())).named<"x">());  // repeat
+  check_pattern(pat::ops<OpSet{Ops::ADD, Ops::MAX}>(pat::any(x * pat::wild, pat::op<Ops::BUFFER>().named<"x">()), pat::wild));  // alternatives
+}

@@ -55,9 +55,16 @@ struct ParamArg {
   bool operator==(const ParamArg&) const = default;
 };
 
+// Strings and tuples are held through shared pointers, so an Arg is 24 bytes, not 40 (perf: every node holds one;
+// at 10^5 nodes a rewrite is memory bound). is<std::string>() / get<ArgTuple>() and friends hide the indirection.
 class Arg {
+  template <class T> struct stored { using type = T; };
+  template <class T> requires(std::is_same_v<T, std::string> || std::is_same_v<T, ArgTuple>)
+  struct stored<T> { using type = std::shared_ptr<const T>; };
+
  public:
-  using Value = std::variant<std::monostate, bool, int64_t, double, InvalidT, DType, Ops, AxisType, std::string, ArgTuple,
+  using Value = std::variant<std::monostate, bool, int64_t, double, InvalidT, DType, Ops, AxisType,
+                             std::shared_ptr<const std::string>, std::shared_ptr<const ArgTuple>,
                              std::shared_ptr<const ParamArg>, std::shared_ptr<const ArgObject>>;
   Arg() = default;
   Arg(std::monostate) {}
@@ -74,18 +81,21 @@ class Arg {
   Arg(DType d) : v_(d) {}
   Arg(Ops o) : v_(o) {}
   Arg(AxisType a) : v_(a) {}
-  Arg(std::string s) : v_(std::move(s)) {}
-  Arg(const char* s) : v_(std::string(s)) {}
-  Arg(ArgTuple t) : v_(std::move(t)) {}
-  Arg(std::initializer_list<Arg> t) : v_(ArgTuple(t)) {}
+  Arg(std::string s) : v_(std::make_shared<const std::string>(std::move(s))) {}
+  Arg(const char* s) : Arg(std::string(s)) {}
+  Arg(ArgTuple t) : v_(std::make_shared<const ArgTuple>(std::move(t))) {}
+  Arg(std::initializer_list<Arg> t) : Arg(ArgTuple(t)) {}
   Arg(ParamArg p) : v_(std::make_shared<const ParamArg>(std::move(p))) {}
   Arg(std::shared_ptr<const ArgObject> o) : v_(std::move(o)) {}
 
   const Value& value() const { return v_; }
   bool is_none() const { return std::holds_alternative<std::monostate>(v_); }
-  template <class T> bool is() const { return std::holds_alternative<T>(v_); }
+  template <class T> bool is() const { return std::holds_alternative<typename stored<T>::type>(v_); }
   template <class T> const T& get() const {
-    if (auto* p = std::get_if<T>(&v_)) return *p;
+    if (auto* p = std::get_if<typename stored<T>::type>(&v_)) {
+      if constexpr (std::is_same_v<typename stored<T>::type, T>) return *p;
+      else return **p;
+    }
     throw Error("Arg: wrong kind (have " + str() + ")");
   }
   bool is_param() const { return is<std::shared_ptr<const ParamArg>>(); }
@@ -121,8 +131,8 @@ class Arg {
           using T = std::decay_t<decltype(a)>;
           const T& b = std::get<T>(o.v_);
           if constexpr (std::is_same_v<T, double>) return std::memcmp(&a, &b, sizeof(double)) == 0;
-          else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) return a == b || *a == *b;
           else if constexpr (std::is_same_v<T, std::shared_ptr<const ArgObject>>) return a == b || (a && b && a->equals(*b));
+          else if constexpr (requires { *a; }) return a == b || *a == *b;  // string, tuple, ParamArg
           else return a == b;
         },
         v_);
@@ -163,8 +173,8 @@ class Arg {
           } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, int64_t>) mix(size_t(a));
           else if constexpr (std::is_same_v<T, DType>) mix(a.index());
           else if constexpr (std::is_same_v<T, Ops> || std::is_same_v<T, AxisType>) mix(size_t(a));
-          else if constexpr (std::is_same_v<T, std::string>) mix(std::hash<std::string>{}(a));
-          else if constexpr (std::is_same_v<T, ArgTuple>) for (const Arg& x : a) mix(x.hash());
+          else if constexpr (std::is_same_v<T, std::shared_ptr<const std::string>>) mix(std::hash<std::string>{}(*a));
+          else if constexpr (std::is_same_v<T, std::shared_ptr<const ArgTuple>>) for (const Arg& x : *a) mix(x.hash());
           else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) {
             mix(size_t(a->slot)), mix(a->dtype.index()), mix(std::hash<std::string>{}(a->name)), mix(size_t(a->addrspace));
             if (a->vmin_vmax) mix(size_t(a->vmin_vmax->first)), mix(size_t(a->vmin_vmax->second));
@@ -223,11 +233,11 @@ inline std::string Arg::str() const {
         else if constexpr (std::is_same_v<T, DType>) return "dtypes." + std::string(a.py_name());
         else if constexpr (std::is_same_v<T, Ops>) return "Ops." + std::string(op_name(a));
         else if constexpr (std::is_same_v<T, AxisType>) return "AxisType." + std::string(axis_type_names[size_t(a)]);
-        else if constexpr (std::is_same_v<T, std::string>) return "'" + a + "'";
-        else if constexpr (std::is_same_v<T, ArgTuple>) {
+        else if constexpr (std::is_same_v<T, std::shared_ptr<const std::string>>) return "'" + *a + "'";
+        else if constexpr (std::is_same_v<T, std::shared_ptr<const ArgTuple>>) {
           std::string s = "(";
-          for (size_t i = 0; i < a.size(); i++) s += (i ? ", " : "") + a[i].str();
-          return s + (a.size() == 1 ? ",)" : ")");
+          for (size_t i = 0; i < a->size(); i++) s += (i ? ", " : "") + (*a)[i].str();
+          return s + (a->size() == 1 ? ",)" : ")");
         } else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) {
           std::string s = "ParamArg(" + std::to_string(a->slot) + ", dtypes." + std::string(a->dtype.py_name());
           if (a->vmin_vmax) s += ", vmin_vmax=(" + std::to_string(a->vmin_vmax->first) + ", " + std::to_string(a->vmin_vmax->second) + ")";

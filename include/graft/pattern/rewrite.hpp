@@ -100,6 +100,8 @@ template <class PM, class BPM> class RewriteContext {
     // e.n becomes whatever nx becomes: nx is visited from `stage` (0, or 1 when its sources are known finished) if
     // it is new, linked at once if it is finished, waited for if it is pending
     auto link = [&](const Entry& e, N nx, int stage) {
+      // perf: a fixed leaf (a folded constant, mostly) is its own result: no memo entry, no stack visits
+      if (nx->nsrc == 0 && fixed_leaf(nx->op)) { finish(e.n, nx); return; }
       auto [slot, inserted] = replace_.try_emplace(nx, nullptr);
       if (!inserted) {
         if (*slot) finish(e.n, *slot);
@@ -155,6 +157,7 @@ template <class PM, class BPM> class RewriteContext {
         bool same = true;
         for (const UOp& x : nn.src()) {
           N r = done(x.node());
+          if (!r && x.nsrc() == 0 && fixed_leaf(x.op())) r = x.node();  // a leaf link() finished without a memo entry
           if (!r) { missing = x.node(); break; }
           tmp.push_back(r);
           same &= r == x.node();

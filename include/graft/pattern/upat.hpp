@@ -417,16 +417,74 @@ inline bool match_alternatives(const P& p, const UOp& u, MatchState& s, K& k, st
 }
 }  // namespace detail
 
+// shape_ok<P>(u): a necessary condition for match: the pattern tree's op sets and source counts, which the type
+// carries, checked without bindings or backtracking (perf: most tries of a rule fail here in a few compares, not in
+// the matcher's continuations; names, dtypes and args are left to match).
+namespace detail {
+template <size_t I, class T, class... Ts> struct nth { using type = typename nth<I - 1, Ts...>::type; };
+template <class T, class... Ts> struct nth<0, T, Ts...> { using type = T; };
+template <size_t I, class... Ts> using nth_t = typename nth<I, Ts...>::type;
+
+// a pattern's op set as a test: one compare for a single op, none for "any op"
+template <OpSet O> [[gnu::always_inline]] inline bool op_in(Ops op) {
+  if constexpr (O.size() == 1) return op == O.first();
+  else if constexpr (!O.empty()) return O.has(op);
+  else return true;
+}
+
+template <class P> inline constexpr bool shape_free = false;  // no op or source constraint anywhere: always true
+template <OpSet O, fixed_string N> inline constexpr bool shape_free<Pat<O, N, NoSrc>> = O.empty();
+
+template <class P> [[gnu::always_inline]] inline bool shape_ok(const UOp& u);
+template <class Q> [[gnu::always_inline]] inline bool shape_ok_at(const UOp& u, size_t i) {
+  if constexpr (shape_free<Q>) return true;
+  else return shape_ok<Q>(u.src(i));
+}
+template <class P> [[gnu::always_inline]] inline bool shape_ok(const UOp& u) {
+  if constexpr (shape_free<P>) {
+    return true;
+  } else if constexpr (requires { &P::alts; }) {
+    return []<class... A>(const UOp& v, List<A...>*) { return (shape_ok<A>(v) || ...); }(u, static_cast<decltype(P::alts)*>(nullptr));
+  } else {
+    if (!op_in<P::ops>(u.op())) return false;
+    using S = decltype(P::src);
+    if constexpr (std::is_same_v<S, NoSrc>) {
+      return true;
+    } else if constexpr (requires { &S::p; }) {  // repeat
+      using Q = decltype(S::p);
+      if constexpr (!shape_free<Q>)
+        for (size_t i = 0; i < u.nsrc(); i++)
+          if (!shape_ok<Q>(u.src(i))) return false;
+      return true;
+    } else {
+      return []<class... C>(const UOp& v, List<C...>*) {
+        constexpr size_t n = sizeof...(C);
+        if constexpr (requires { &S::all_same; }) {  // permuted: two sources in either order, more only counted
+          if (v.nsrc() != n) return false;
+          if constexpr (n == 2) {
+            using C0 = nth_t<0, C...>;
+            using C1 = nth_t<1, C...>;
+            return (shape_ok_at<C0>(v, 0) && shape_ok_at<C1>(v, 1)) || (shape_ok_at<C0>(v, 1) && shape_ok_at<C1>(v, 0));
+          } else if constexpr (n == 1) {
+            return (shape_ok_at<C>(v, 0) && ...);
+          } else {
+            return true;
+          }
+        } else {  // ordered
+          if (is_prefix<S> ? v.nsrc() < n : v.nsrc() != n) return false;
+          return [&]<size_t... I>(std::index_sequence<I...>) { return (shape_ok_at<C>(v, I) && ...); }(std::make_index_sequence<n>{});
+        }
+      }(u, static_cast<decltype(S::ps)*>(nullptr));
+    }
+  }
+}
+}  // namespace detail
+
 template <const detail::NameTable& Names, class P, class K> bool match(const P& p, const UOp& u, MatchState& s, K&& k) {
   if constexpr (requires { &P::alts; }) {  // pat::any
     return detail::match_alternatives<Names>(p, u, s, k, std::make_index_sequence<decltype(p.alts)::size>{});
   } else {
-    constexpr OpSet O = P::ops;
-    if constexpr (O.size() == 1) {
-      if (u.op() != O.first()) return false;
-    } else if constexpr (!O.empty()) {
-      if (!O.has(u.op())) return false;
-    }
+    if (!detail::op_in<P::ops>(u.op())) return false;
     if (!p.dtypes.empty() && !p.dtypes.has(u.dtype())) return false;
     if (!p.arg_.any() && !p.arg_.matches(u.arg())) return false;
     if (!p.tag_.any() && !p.tag_.matches(u.tag())) return false;

@@ -397,35 +397,46 @@ inline UOp uop_gcd(std::span<const UOp> uops) {
 inline int arg_cmp(const Arg& a, const Arg& b);
 inline int num_cmp(double x, double y) { return x < y ? -1 : y < x ? 1 : 0; }
 inline int arg_cmp(const Arg& a, const Arg& b) {
-  if (a.value().index() == 0 && b.value().index() == 0) return 0;  // perf: two ALU nodes (no arg), the common case
+  const size_t ia = a.value().index(), ib = b.value().index();
+  if (ia == 0 && ib == 0) return 0;  // perf: two ALU nodes (no arg), the common case
   if (a.is_number() && b.is_number()) {
     if (a.is<double>() || b.is<double>()) return num_cmp(a.as_double(), b.as_double());
     int64_t x = a.as_int(), y = b.as_int();
     return x < y ? -1 : y < x ? 1 : 0;
   }
-  if (a.value().index() != b.value().index()) return a.value().index() < b.value().index() ? -1 : 1;
-  if (a.is<ArgTuple>()) {
-    const ArgTuple &x = a.tuple(), &y = b.tuple();
-    for (size_t i = 0; i < std::min(x.size(), y.size()); i++)
-      if (int c = arg_cmp(x[i], y[i])) return c;
-    return x.size() < y.size() ? -1 : y.size() < x.size() ? 1 : 0;
-  }
-  if (a.is<std::string>()) return a.get<std::string>().compare(b.get<std::string>()) < 0 ? -1 : a.get<std::string>() == b.get<std::string>() ? 0 : 1;
-  if (a.is<DType>()) return a.get<DType>() < b.get<DType>() ? -1 : b.get<DType>() < a.get<DType>() ? 1 : 0;
-  if (a.is<AxisType>()) return num_cmp(double(a.get<AxisType>()), double(b.get<AxisType>()));
-  if (a.is<Ops>()) return num_cmp(double(a.get<Ops>()), double(b.get<Ops>()));
-  if (a.is_param()) {
-    const ParamArg &x = a.param(), &y = b.param();
-    if (x.slot != y.slot) return x.slot < y.slot ? -1 : 1;
-    if (x.dtype != y.dtype) return x.dtype < y.dtype ? -1 : 1;
-    if (x.vmin_vmax != y.vmin_vmax) return x.vmin_vmax < y.vmin_vmax ? -1 : 1;
-    if (x.multiple_of != y.multiple_of) return x.multiple_of < y.multiple_of ? -1 : 1;
-    if (x.name != y.name) return x.name < y.name ? -1 : 1;
-    if (x.addrspace != y.addrspace) return x.addrspace < y.addrspace ? -1 : 1;
-    return x.device < y.device ? -1 : x.device == y.device ? 0 : 1;
-  }
-  if (a == b) return 0;
-  return a.hash() < b.hash() ? -1 : 1;  // no Python order: any consistent one
+  if (ia != ib) return ia < ib ? -1 : 1;
+  auto three_way = [](const auto& x, const auto& y) { return x < y ? -1 : y < x ? 1 : 0; };
+  // one dispatch on the kind (perf: a chain of is<T>() tests ran for every pair of PARAM args)
+  return std::visit(
+      [&](const auto& x) -> int {
+        using T = std::decay_t<decltype(x)>;
+        const T& y = std::get<T>(b.value());
+        if constexpr (std::is_same_v<T, std::shared_ptr<const ArgTuple>>) {
+          for (size_t i = 0; i < std::min(x->size(), y->size()); i++)
+            if (int c = arg_cmp((*x)[i], (*y)[i])) return c;
+          return three_way(x->size(), y->size());
+        } else if constexpr (std::is_same_v<T, std::shared_ptr<const std::string>>) {
+          int c = x->compare(*y);
+          return c < 0 ? -1 : c > 0 ? 1 : 0;
+        } else if constexpr (std::is_same_v<T, DType>) {
+          return three_way(x, y);
+        } else if constexpr (std::is_same_v<T, AxisType> || std::is_same_v<T, Ops>) {
+          return three_way(int(x), int(y));
+        } else if constexpr (std::is_same_v<T, std::shared_ptr<const ParamArg>>) {
+          if (x == y) return 0;
+          if (x->slot != y->slot) return three_way(x->slot, y->slot);
+          if (x->dtype != y->dtype) return three_way(x->dtype, y->dtype);
+          if (x->vmin_vmax != y->vmin_vmax) return three_way(x->vmin_vmax, y->vmin_vmax);
+          if (x->multiple_of != y->multiple_of) return three_way(x->multiple_of, y->multiple_of);
+          if (int c = x->name.compare(y->name)) return c < 0 ? -1 : 1;
+          if (x->addrspace != y->addrspace) return three_way(x->addrspace, y->addrspace);
+          return three_way(x->device, y->device);
+        } else {
+          if (a == b) return 0;
+          return a.hash() < b.hash() ? -1 : 1;  // no Python order: any consistent one
+        }
+      },
+      a.value());
 }
 inline int tuplize_cmp(const UOp& a, const UOp& b) {
   if (a == b) return 0;
