@@ -20,7 +20,7 @@ template <class V> class UOpMap {
 
   V* find(const UOp& k) {
     size_t m = slots_.size() - 1;
-    for (size_t i = hash(k.node()) & m;; i = (i + 1) & m) {
+    for (size_t i = detail::node_slot(k.node(), m);; i = (i + 1) & m) {
       Slot& s = slots_[i];
       if (s.key.empty()) return nullptr;
       if (s.key == k) return &s.value;
@@ -30,9 +30,9 @@ template <class V> class UOpMap {
   bool contains(const UOp& k) const { return find(k) != nullptr; }
   // inserts when absent; returns the value slot and whether it was inserted
   std::pair<V*, bool> try_emplace(const UOp& k, V v) {
-    if ((size_ + 1) * 4 > slots_.size() * 3) rehash(slots_.size() * 2);
+    if ((size_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
     size_t m = slots_.size() - 1;
-    for (size_t i = hash(k.node()) & m;; i = (i + 1) & m) {
+    for (size_t i = detail::node_slot(k.node(), m);; i = (i + 1) & m) {
       Slot& s = slots_[i];
       if (s.key.empty()) {
         s.key = k, s.value = std::move(v), size_++;
@@ -54,19 +54,13 @@ template <class V> class UOpMap {
   }
 
  private:
-  static size_t hash(const void* p) {
-    // nodes are 16-byte aligned and mostly visited in allocation order: keeping nearby nodes in nearby slots is
-    // worth more (cache locality) than scattering them
-    size_t h = reinterpret_cast<size_t>(p) >> 4;
-    return h ^ (h >> 24);
-  }
   void rehash(size_t n) {
     std::vector<Slot> old(n);
     old.swap(slots_);
     size_t m = n - 1;
     for (Slot& s : old) {  // move keys and values: no refcount traffic
       if (s.key.empty()) continue;
-      size_t i = hash(s.key.node()) & m;
+      size_t i = detail::node_slot(s.key.node(), m);
       while (!slots_[i].key.empty()) i = (i + 1) & m;
       slots_[i] = std::move(s);
     }
@@ -96,7 +90,7 @@ template <class V> class NodeMap {
   const V* find(const UOpNode* k) const { return const_cast<NodeMap*>(this)->find(k); }
   bool contains(const UOpNode* k) const { return find(k) != nullptr; }
   std::pair<V*, bool> try_emplace(const UOpNode* k, V v) {
-    if ((size_ + 1) * 4 > (mask_ + 1) * 3) rehash(std::max<size_t>(16, (mask_ + 1) * 2));  // never writes the empty slot
+    if ((size_ + 1) * 2 > mask_ + 1) rehash(std::max<size_t>(16, (mask_ + 1) * 2));  // never writes the empty slot
     for (size_t i = slot(k);; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.key == k) return {&s.value, false};
@@ -114,7 +108,7 @@ template <class V> class NodeMap {
     static Slot s;  // read only: its key stays null
     return &s;
   }
-  size_t slot(const UOpNode* p) const { size_t h = reinterpret_cast<size_t>(p) >> 4; return (h ^ (h >> 24)) & mask_; }
+  size_t slot(const UOpNode* p) const { return detail::node_slot(p, mask_); }
   void rehash(size_t n) {
     std::unique_ptr<Slot[]> old = std::exchange(storage_, std::unique_ptr<Slot[]>(new Slot[n]()));
     size_t old_n = old ? mask_ + 1 : 0;  // none before the first insert (slots_ was the empty slot)
