@@ -562,5 +562,6 @@ TEST_CASE("pattern matcher: the shape pre-check never rejects a match") {
   check_pattern(pat::where(x < pat::wild, pat::wild, pat::wild));         // ordered three sources
   check_pattern(pat::op<Ops::SINK>(pat::prefix(x, pat::wild)));           // a prefix of the sources
   check_pattern(pat::op<Ops::SINK>(pat::each(pat::ops<OpSet{Ops::ADD, Ops::BUFFER}>())).named<"x">());  // repeat
-  check_pattern(pat::ops<OpSet{Ops::ADD, Ops::MAX}>(pat::any(x * pat::wild, pat::op<Ops::BUFFER>().named<"x">()), pat::wild));  // alternatives
+  // alternatives
+  check_pattern(pat::ops<OpSet{Ops::ADD, Ops::MAX}>(pat::any(x * pat::wild, pat::op<Ops::BUFFER>().named<"x">()), pat::wild));
 }

@@ -38,7 +38,7 @@ inline void release_node(const UOpNode* n) noexcept;
 
 // Field order is for the cache (perf: at 10^5 nodes the rewrite is memory bound): the sources trail the node, so
 // the fields a rewrite reads on every visit (arg, op, dtype, nsrc, src_ops, the count) sit right before them, one
-// 80-byte span instead of three spread-out pieces; the intern table's chain walk reads `hash` and `chain` from the
+// 72-byte span instead of three spread-out pieces; the intern table's chain walk reads `hash` and `chain` from the
 // first 16 bytes. The tag, which few nodes have, lives out of line (perf: 32 bytes less per node).
 struct UOpNode {
   size_t hash;
@@ -269,7 +269,7 @@ inline size_t node_key_hash(Ops op, DType dt, std::span<const UOp> src, const Ar
 
 // The home slot of a node address in an open-addressing table of mask + 1 (a power of two) slots: Fibonacci hashing,
 // the top bits of the product. Tables keyed by node address use it with linear probing at most half full.
-// (perf: a hash that kept nearby nodes in nearby slots made probe runs of 7-10 slots whenever the node size or the
+// (perf: a hash that kept nearby nodes in nearby slots averaged 7-9 probes per lookup whenever the node size or the
 // allocator's order put the addresses at a regular stride; bench/README.md 3.8)
 inline size_t node_slot(const void* p, size_t mask) {
   return ((reinterpret_cast<size_t>(p) >> 4) * 0x9E3779B97F4A7C15ull >> __builtin_clzll(mask | 1)) & mask;

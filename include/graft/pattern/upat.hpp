@@ -444,7 +444,9 @@ template <class P> [[gnu::always_inline]] inline bool shape_ok(const UOp& u) {
   if constexpr (shape_free<P>) {
     return true;
   } else if constexpr (requires { &P::alts; }) {
-    return []<class... A>(const UOp& v, List<A...>*) { return (shape_ok<A>(v) || ...); }(u, static_cast<decltype(P::alts)*>(nullptr));
+    return []<class... A>(const UOp& v, List<A...>*) {
+      return (shape_ok<A>(v) || ...);
+    }(u, static_cast<decltype(P::alts)*>(nullptr));
   } else {
     if (!op_in<P::ops>(u.op())) return false;
     using S = decltype(P::src);
@@ -472,7 +474,9 @@ template <class P> [[gnu::always_inline]] inline bool shape_ok(const UOp& u) {
           }
         } else {  // ordered
           if (is_prefix<S> ? v.nsrc() < n : v.nsrc() != n) return false;
-          return [&]<size_t... I>(std::index_sequence<I...>) { return (shape_ok_at<C>(v, I) && ...); }(std::make_index_sequence<n>{});
+          return [&]<size_t... I>(std::index_sequence<I...>) {
+            return (shape_ok_at<C>(v, I) && ...);
+          }(std::make_index_sequence<n>{});
         }
       }(u, static_cast<decltype(S::ps)*>(nullptr));
     }
