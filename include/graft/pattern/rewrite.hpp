@@ -100,8 +100,7 @@ template <class PM, class BPM> class RewriteContext {
     // e.n becomes whatever nx becomes: nx is visited from `stage` (0, or 1 when its sources are known finished) if
     // it is new, linked at once if it is finished, waited for if it is pending
     auto link = [&](const Entry& e, N nx, int stage) {
-      // perf: a fixed leaf (a folded constant, mostly) is its own result: no memo entry, no stack visits
-      if (nx->nsrc == 0 && fixed_leaf(nx->op)) { finish(e.n, nx); return; }
+      if (is_fixed_leaf(nx)) { finish(e.n, nx); return; }  // a folded constant, mostly
       auto [slot, inserted] = replace_.try_emplace(nx, nullptr);
       if (!inserted) {
         if (*slot) finish(e.n, *slot);
@@ -144,11 +143,8 @@ template <class PM, class BPM> class RewriteContext {
         }
         for (size_t i = nn.nsrc(); i-- > 0;) {
           N x = nn.src(i).node();
-          auto [slot, inserted] = replace_.try_emplace(x, nullptr);
-          if (!inserted) continue;
-          // perf: a leaf no rule can rewrite is its own result: finished here, without its two stack visits
-          if (x->nsrc == 0 && fixed_leaf(x->op)) *slot = x;
-          else stack.push_back({x, 0, x});
+          if (is_fixed_leaf(x)) continue;  // its own result (done() says so): no memo entry, no stack visits
+          if (replace_.try_emplace(x, nullptr).second) stack.push_back({x, 0, x});
         }
       } else if (e.stage == 1) {
         const UOp& nn = U(e.new_n);
@@ -157,7 +153,6 @@ template <class PM, class BPM> class RewriteContext {
         bool same = true;
         for (const UOp& x : nn.src()) {
           N r = done(x.node());
-          if (!r && x.nsrc() == 0 && fixed_leaf(x.op())) r = x.node();  // a leaf link() finished without a memo entry
           if (!r) { missing = x.node(); break; }
           tmp.push_back(r);
           same &= r == x.node();
@@ -242,16 +237,17 @@ template <class PM, class BPM> class RewriteContext {
   static constexpr int kCycleCheckAfter = 8;  // pre-order rewrites of one node before its results are tracked
   // a CALL/FUNCTION whose body this call leaves as it is (RewriteOptions::enter_calls)
   bool skips_body(const UOp& u) const { return !opt_.enter_calls && is_opaque_call(u); }
-  // a node without sources and with this op is a fixed point: no rule has the op as its root and no pre-order
-  // matcher runs (the fold shortcut is never asked about leaves)
-  bool fixed_leaf(Ops op) const {
-    if constexpr (requires { pm_->has_rules_for(op); }) return !bpm_ && (!pm_ || !pm_->has_rules_for(op));
+  // a node without sources whose op roots no rule, with no pre-order matcher, is a fixed point (the fold shortcut
+  // is never asked about leaves). perf: such leaves never enter the memo; done() answers for them.
+  bool is_fixed_leaf(N x) const {
+    if constexpr (requires { pm_->has_rules_for(x->op); })
+      return x->nsrc == 0 && !bpm_ && (!pm_ || !pm_->has_rules_for(x->op));
     else return false;
   }
   // the finished replacement of x, if any (walk() never stores placeholders)
   N done(N x) const {
-    const N* r = replace_.find(x);
-    return r ? *r : nullptr;
+    if (const N* r = replace_.find(x); r && *r) return *r;
+    return is_fixed_leaf(x) ? x : nullptr;
   }
   N own(UOp u) {  // keep a node created during this call alive until the call ends
     N p = u.node();

@@ -395,17 +395,15 @@ inline UOp uop_gcd(std::span<const UOp> uops) {
 
 // tinygrad's structural order `tuplize`: (op, arg, dtype, *src)
 inline int arg_cmp(const Arg& a, const Arg& b);
-inline int num_cmp(double x, double y) { return x < y ? -1 : y < x ? 1 : 0; }
+template <class T> int three_way(const T& x, const T& y) { return x < y ? -1 : y < x ? 1 : 0; }
 inline int arg_cmp(const Arg& a, const Arg& b) {
   const size_t ia = a.value().index(), ib = b.value().index();
   if (ia == 0 && ib == 0) return 0;  // perf: two ALU nodes (no arg), the common case
   if (a.is_number() && b.is_number()) {
-    if (a.is<double>() || b.is<double>()) return num_cmp(a.as_double(), b.as_double());
-    int64_t x = a.as_int(), y = b.as_int();
-    return x < y ? -1 : y < x ? 1 : 0;
+    if (a.is<double>() || b.is<double>()) return three_way(a.as_double(), b.as_double());
+    return three_way(a.as_int(), b.as_int());
   }
   if (ia != ib) return ia < ib ? -1 : 1;
-  auto three_way = [](const auto& x, const auto& y) { return x < y ? -1 : y < x ? 1 : 0; };
   // one dispatch on the kind (perf: a chain of is<T>() tests ran for every pair of PARAM args)
   return std::visit(
       [&](const auto& x) -> int {
@@ -416,8 +414,7 @@ inline int arg_cmp(const Arg& a, const Arg& b) {
             if (int c = arg_cmp((*x)[i], (*y)[i])) return c;
           return three_way(x->size(), y->size());
         } else if constexpr (std::is_same_v<T, std::shared_ptr<const std::string>>) {
-          int c = x->compare(*y);
-          return c < 0 ? -1 : c > 0 ? 1 : 0;
+          return three_way(x->compare(*y), 0);
         } else if constexpr (std::is_same_v<T, DType>) {
           return three_way(x, y);
         } else if constexpr (std::is_same_v<T, AxisType> || std::is_same_v<T, Ops>) {
@@ -428,7 +425,7 @@ inline int arg_cmp(const Arg& a, const Arg& b) {
           if (x->dtype != y->dtype) return three_way(x->dtype, y->dtype);
           if (x->vmin_vmax != y->vmin_vmax) return three_way(x->vmin_vmax, y->vmin_vmax);
           if (x->multiple_of != y->multiple_of) return three_way(x->multiple_of, y->multiple_of);
-          if (int c = x->name.compare(y->name)) return c < 0 ? -1 : 1;
+          if (int c = x->name.compare(y->name)) return three_way(c, 0);
           if (x->addrspace != y->addrspace) return three_way(x->addrspace, y->addrspace);
           return three_way(x->device, y->device);
         } else {
