@@ -522,10 +522,11 @@ TEST_CASE("pattern matcher: operator sugar takes the dtype of the last operand")
   check_rewrite(cmp, a < 3, a);
 }
 
-// The compiled matcher first tests the pattern tree's op sets and source counts (pat::detail::shape_ok, a necessary
-// condition without bindings); it must never reject a node the full match accepts. Every pattern below against every
-// node of a small pool: shape_ok holds wherever the runtime interpreter matches, and both matchers agree.
-TEST_CASE("pattern matcher: the shape pre-check never rejects a match") {
+// The compiled matcher first tests the pattern tree's op sets and source counts (pat::detail::shape_ok) and, for a
+// name that two children of the root share, whether some node can bind it on both sides (pat::detail::names_ok):
+// necessary conditions without bindings, which must never reject a node the full match accepts. Every pattern below
+// against every node of a small pool: both hold wherever the runtime interpreter matches, and both matchers agree.
+TEST_CASE("pattern matcher: the shape and shared-name pre-checks never reject a match") {
   UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", 0, 10), c3 = UOp::const_int(3), c5 = UOp::const_int(5);
   std::vector<UOp> pool = {a, b, c3, c5}, more;
   for (size_t round = 0; round < 2; round++) {  // two levels of ADD/MUL/MAX/WHERE, plus CMPLTs and SINKs
@@ -540,7 +541,10 @@ TEST_CASE("pattern matcher: the shape pre-check never rejects a match") {
     pool = std::move(next);
   }
   pool.insert(pool.end(), more.begin(), more.end());
+  for (const UOp& u : {a * 3 + a * 5, a * 3 + b * 5, (a + b) * (b + a), (a + b) * (a + c3), (b + a) + a, (b + a) + b * 1})
+    pool.push_back(u);
   auto first = [](const auto& m) { return UOp::sink({m[x]}); };
+  size_t name_rejects = 0;  // nodes of the right shape that names_ok turns away
   auto check_pattern = [&](const auto& pattern, std::source_location loc = std::source_location::current()) {
     INFO("pattern at line " << loc.line());
     using P = std::remove_cvref_t<decltype(pattern)>;
@@ -549,8 +553,11 @@ TEST_CASE("pattern matcher: the shape pre-check never rejects a match") {
     for (const UOp& u : pool) {
       UOp dyn = pm.dynamic().rewrite(u);
       CHECK(pm.rewrite(u) == dyn);
+      bool shape = pat::detail::shape_ok<P>(u), names = shape && pat::detail::names_ok<P>(u);
+      name_rejects += shape && !names;
       if (pm.rules()[0].upat->match(u, {}).empty()) continue;
-      CHECK(pat::detail::shape_ok<P>(u));
+      CHECK(shape);
+      CHECK(names);
       matched++;
     }
     CHECK(matched > 0);  // each pattern matches something in the pool, so the implication is not vacuous
@@ -564,4 +571,15 @@ TEST_CASE("pattern matcher: the shape pre-check never rejects a match") {
   check_pattern(pat::op<Ops::SINK>(pat::each(pat::ops<OpSet{Ops::ADD, Ops::BUFFER}>())).named<"x">());  // repeat
   // alternatives
   check_pattern(pat::ops<OpSet{Ops::ADD, Ops::MAX}>(pat::any(x * pat::wild, pat::op<Ops::BUFFER>().named<"x">()), pat::wild));
+  // names shared by two children of the root (names_ok): permuted pairs, ordered sources, alternatives, repeats
+  auto y = pat::var<"y">;
+  check_pattern(x * pat::cvar<"c0"> + x * pat::cvar<"c1">);               // x*c0 + x*c1
+  check_pattern((y + x) + x);                                              // one side deeper than the other
+  check_pattern(x + x);                                                    // the children themselves
+  check_pattern((x + y) * (y + x));                                        // two shared names
+  check_pattern(pat::where(x < y, x, y));                                  // ordered, three sources
+  check_pattern(pat::maximum(pat::any(x * cv, x + cv), x));                // alternatives on one side
+  check_pattern(pat::op<Ops::SINK>(pat::prefix(x, pat::wild, x)));         // a prefix
+  check_pattern(pat::op<Ops::SINK>(x, pat::wild, x));                    // ordered, exact
+  CHECK(name_rejects > 0);  // and the check does reject: pool nodes of the right shape without a shared binding
 }

@@ -484,6 +484,110 @@ template <class P> [[gnu::always_inline]] inline bool shape_ok(const UOp& u) {
 }
 }  // namespace detail
 
+// names_ok<P>(u): a necessary condition for match on each name that two children of the root share (x*c0 + x*c1,
+// (y+x)+x): under some assignment of the children, a node is a candidate binding on both sides. Like shape_ok it
+// makes no bindings (perf: a shared name fails only after the matcher has enumerated every permutation below it;
+// on a sum of products that was a quarter of the rewrite).
+namespace detail {
+// the nodes a name can bind below one child: at most 8, else `all` (no information)
+struct Cands {
+  const UOpNode* n[8];
+  uint8_t size = 0;
+  bool all = false;
+  void add(const UOpNode* p) {
+    if (size == 8) all = true;
+    else n[size++] = p;
+  }
+  bool meets(const Cands& o) const {
+    if (all || o.all) return true;
+    for (uint8_t i = 0; i < size; i++)
+      for (uint8_t j = 0; j < o.size; j++)
+        if (n[i] == o.n[j]) return true;
+    return false;
+  }
+};
+
+template <class Q, const NameTable& Names, int Slot>
+inline constexpr bool mentions = names_v<Q>.index(Names.names[size_t(Slot)]) >= 0;
+
+// adds every node that name Slot could bind when Q matches v (a superset: only ops and source counts are checked)
+template <class Q, const NameTable& Names, int Slot> void reach(const UOp& v, Cands& out) {
+  if constexpr (mentions<Q, Names, Slot>) {
+    if (!shape_ok<Q>(v)) return;  // Q cannot match v
+    if constexpr (Names.index(Q::name) == Slot) out.add(v.node());
+    if constexpr (requires { &Q::alts; }) {
+      [&]<class... A>(List<A...>*) { (reach<A, Names, Slot>(v, out), ...); }(static_cast<decltype(Q::alts)*>(nullptr));
+    } else {
+      using S = decltype(Q::src);
+      if constexpr (requires { &S::p; }) {  // repeat
+        for (size_t i = 0; i < v.nsrc(); i++) reach<decltype(S::p), Names, Slot>(v.src(i), out);
+      } else if constexpr (requires { &S::ps; }) {
+        [&]<class... C>(List<C...>*) {
+          if constexpr (requires { &S::all_same; } && sizeof...(C) == 2) {  // permuted pair: each viable order
+            using C0 = nth_t<0, C...>;
+            using C1 = nth_t<1, C...>;
+            for (size_t j = 0; j < 2; j++)
+              if (shape_ok_at<C0>(v, j) && shape_ok_at<C1>(v, 1 - j))
+                reach<C0, Names, Slot>(v.src(j), out), reach<C1, Names, Slot>(v.src(1 - j), out);
+          } else if constexpr (requires { &S::all_same; }) {  // any child may take any pattern
+            for (size_t j = 0; j < v.nsrc(); j++) (reach<C, Names, Slot>(v.src(j), out), ...);
+          } else {
+            [&]<size_t... I>(std::index_sequence<I...>) {
+              (reach<C, Names, Slot>(v.src(I), out), ...);
+            }(std::make_index_sequence<sizeof...(C)>{});
+          }
+        }(static_cast<decltype(S::ps)*>(nullptr));
+      }
+    }
+  }
+}
+
+// the (name, child, child) triples of P's root: names two children both mention
+struct SharedName { int slot; uint8_t i, j; };
+template <class P> constexpr auto shared_names() {
+  struct R { std::array<SharedName, 8> t{}; size_t n = 0; } r;
+  if constexpr (requires { &decltype(P::src)::ps; }) {
+    constexpr const NameTable& names = names_v<P>;
+    [&]<class... C>(List<C...>*) {
+      const std::array<const NameTable*, sizeof...(C)> kids{&names_v<C>...};
+      for (size_t s = 0; s < names.count; s++)
+        for (size_t i = 0; i < kids.size(); i++)
+          for (size_t j = i + 1; j < kids.size(); j++)
+            if (r.n < r.t.size() && kids[i]->index(names.names[s]) >= 0 && kids[j]->index(names.names[s]) >= 0)
+              r.t[r.n++] = {int(s), uint8_t(i), uint8_t(j)};
+    }(static_cast<decltype(decltype(P::src)::ps)*>(nullptr));
+  }
+  return r;
+}
+template <class P> inline constexpr auto shared_names_v = shared_names<P>();
+
+template <class P, size_t K> bool shared_name_ok(const UOp& u) {
+  static constexpr SharedName sn = shared_names_v<P>.t[K];
+  using S = decltype(P::src);
+  return []<class... C>(const UOp& v, List<C...>*) {
+    using A = nth_t<sn.i, C...>;
+    using B = nth_t<sn.j, C...>;
+    auto meet = [&](size_t ia, size_t ib) {
+      Cands a, b;
+      reach<A, names_v<P>, sn.slot>(v.src(ia), a);
+      if (!a.all && a.size == 0) return false;
+      reach<B, names_v<P>, sn.slot>(v.src(ib), b);
+      return a.meets(b);
+    };
+    if constexpr (!requires { &S::all_same; }) return meet(sn.i, sn.j);  // ordered
+    else if constexpr (sizeof...(C) == 2) return meet(0, 1) || meet(1, 0);
+    else return true;  // a longer permuted list: not analysed
+  }(u, static_cast<decltype(S::ps)*>(nullptr));
+}
+
+// call after shape_ok<P>(u) (the source counts are checked there)
+template <class P> [[gnu::always_inline]] inline bool names_ok(const UOp& u) {
+  return [&]<size_t... K>(std::index_sequence<K...>) {
+    return (shared_name_ok<P, K>(u) && ...);
+  }(std::make_index_sequence<shared_names_v<P>.n>{});
+}
+}  // namespace detail
+
 template <const detail::NameTable& Names, class P, class K> bool match(const P& p, const UOp& u, MatchState& s, K&& k) {
   if constexpr (requires { &P::alts; }) {  // pat::any
     return detail::match_alternatives<Names>(p, u, s, k, std::make_index_sequence<decltype(p.alts)::size>{});
