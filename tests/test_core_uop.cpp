@@ -1,6 +1,7 @@
 // UOp core: interning identity, dtype inference, replace, toposort, shape inference, vmin/vmax, printing, DOT,
 // memory reclamation and thread safety. Expected strings/orders were produced by tinygrad (branch rewrite_rangeify2)
 // with tests/tools/gen_core_golden.py; the vmin/vmax cases are ported from tinygrad test/null/test_uop_vmin_vmax.py.
+#include <unordered_set>
 #include <doctest/doctest.h>
 
 #include <graft/graft.hpp>
@@ -931,6 +932,35 @@ TEST_CASE("uop threads: concurrent build and release of shared subgraphs does no
     for (auto& th : ts) th.join();
     CHECK(mismatches.load() == 0);
   }
+  CHECK(live_uop_count() == start);
+}
+
+// Node memory (detail::BlockPool): the blocks a thread frees stay on its free list, and pass to the next thread that
+// needs blocks when it exits. Not under ASan, where every node comes from operator new.
+TEST_CASE("uop threads: the node blocks a thread freed are reused by the next thread after it exits") {
+  size_t start = live_uop_count();
+  std::unordered_set<const void*> freed;
+  std::thread([&] {
+    UOp a = UOp::variable("pool_a", 0, 9);
+    std::vector<UOp> nodes;
+    for (int k = 0; k < 2000; k++) nodes.push_back(a + (k + 1000000));
+    for (const UOp& u : nodes) freed.insert(u.node());
+  }).join();  // the 2000 ADDs die with `nodes`: their blocks are on the thread's list when it exits
+  CHECK(freed.size() == 2000);
+  size_t reused = 0, correct = 0;
+  std::thread([&] {
+    UOp b = UOp::variable("pool_b", 0, 9);
+    std::vector<UOp> nodes;
+    for (int k = 0; k < 2000; k++) {
+      nodes.push_back(b * (k + 2000000));
+      reused += freed.count(nodes.back().node());
+      correct += nodes.back().op() == Ops::MUL && nodes.back().src(0) == b && nodes.back().src(1).arg().as_int() == k + 2000000;
+    }
+  }).join();
+  CHECK(correct == 2000);
+#if !defined(__SANITIZE_ADDRESS__)
+  CHECK(reused == 2000);  // every MUL (two sources, the ADDs' size class) took a block the first thread left
+#endif
   CHECK(live_uop_count() == start);
 }
 
