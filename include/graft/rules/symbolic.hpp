@@ -285,20 +285,23 @@ inline UOp usum(std::span<const UOp> xs) {
 }
 
 // divides(v): self / v when provably exact, else empty
-inline UOp divides(const UOp& u, int64_t v) {
+// drop_unit: a factor that divides to 1 leaves the other factor (x*4 / 4 -> x where tinygrad builds x*1), for callers
+// whose result is rewritten again before anything inspects it (perf: the x*1 node and its rewrite back to x)
+inline UOp divides(const UOp& u, int64_t v, bool drop_unit = false) {
   if (v == 1) return u;
   if (v == 0) return UOp();
+  auto unit = [&](const UOp& q) { return drop_unit && q.op() == Ops::CONST && q.arg().is<int64_t>() && q.arg().get<int64_t>() == 1; };
   switch (u.op()) {
     case Ops::CONST: return u.arg().is_number() && pfloormod(ival(u), v) == 0 ? u.const_like(pfloordiv(ival(u), v)) : UOp();
     case Ops::ADD: {
-      UOp d0 = divides(u.src(0), v);
+      UOp d0 = divides(u.src(0), v, drop_unit);
       if (!d0) return UOp();
-      UOp d1 = divides(u.src(1), v);
+      UOp d1 = divides(u.src(1), v, drop_unit);
       return d1 ? d0 + d1 : UOp();
     }
     case Ops::MUL:
-      if (UOp d0 = divides(u.src(0), v)) return d0 * u.src(1);
-      if (UOp d1 = divides(u.src(1), v)) return u.src(0) * d1;
+      if (UOp d0 = divides(u.src(0), v, drop_unit)) return unit(d0) ? u.src(1) : d0 * u.src(1);
+      if (UOp d1 = divides(u.src(1), v, drop_unit)) return unit(d1) ? u.src(0) : u.src(0) * d1;
       return UOp();
     case Ops::PARAM: case Ops::BUFFER:
       if (u.arg().is_param() && u.arg().param().multiple_of % v == 0) return floordiv(u, v);
@@ -560,7 +563,7 @@ inline UOp lt_folding(const UOp& x, int64_t c) {
   int64_t lo = 0, hi = 0;
   for (const UOp& u : p) lo = detail::sat_add(lo, imin(u)), hi = detail::sat_add(hi, imax(u));
   if (!(0 <= lo && hi < d)) return UOp();
-  UOp q = divides(usum(np), d);
+  UOp q = divides(usum(np), d, true);  // the result is this rule's, rewritten again
   if (!q) return UOp();
   return q < pfloordiv(c, d);
 }
