@@ -63,12 +63,12 @@ template <class PM, class BPM> class RewriteContext {
   // re-checks (`recheck`).
   UOp unified(const UOp& root) {
     auto U = [](const N& p) -> const UOp& { return UOp::borrow(p); };
-    struct Entry { N n; int stage; N new_n; };
+    // hint: where e.n's memo entry sat when it was made (perf: finishing a node writes there without a probe)
+    struct Entry { N n; uint32_t stage, hint; N new_n; };
     Scratch<Entry> stack_buf;
     std::vector<Entry>& stack = *stack_buf;
-    stack.push_back({root.node(), 0, root.node()});
     // replace_ doubles as tinygrad's on_stack set: a null value means "placed on the stack, not finished"
-    replace_.try_emplace(root.node(), nullptr);
+    stack.push_back({root.node(), 0, replace_.slot_of(replace_.try_emplace(root.node(), nullptr).first), root.node()});
     // entries waiting for a node to finish: a list per node, in insertion order, threaded through one array
     // (perf: a vector per waited-on node was a malloc each)
     struct Waiter { Entry e; uint32_t next; };
@@ -81,8 +81,9 @@ template <class PM, class BPM> class RewriteContext {
     bool recheck = false;
     Scratch<N> tmp_buf;
     std::vector<N>& tmp = *tmp_buf;
-    auto finish = [&](N n, N r) {
-      *replace_.try_emplace(n, nullptr).first = r;
+    auto finish = [&](N n, N r, uint32_t hint = ~0u) {
+      N* v = replace_.find_at(n, hint);
+      *(v ? v : replace_.try_emplace(n, nullptr).first) = r;
       if (waiting)
         if (WaitList* w = waitlist.find(n); w && w->head != kNone) {
           for (uint32_t i = w->head; i != kNone; i = waiters[i].next) stack.push_back(waiters[i].e), waiting--;
@@ -99,16 +100,17 @@ template <class PM, class BPM> class RewriteContext {
     };
     // e.n becomes whatever nx becomes: nx is visited from `stage` (0, or 1 when its sources are known finished) if
     // it is new, linked at once if it is finished, waited for if it is pending
-    auto link = [&](const Entry& e, N nx, int stage) {
-      if (is_fixed_leaf(nx)) { finish(e.n, nx); return; }  // a folded constant, mostly
+    auto link = [&](const Entry& e, N nx, uint32_t stage) {
+      if (is_fixed_leaf(nx)) { finish(e.n, nx, e.hint); return; }  // a folded constant, mostly
       auto [slot, inserted] = replace_.try_emplace(nx, nullptr);
       if (!inserted) {
-        if (*slot) finish(e.n, *slot);
-        else wait_on(nx, {e.n, 2, nx});
+        if (*slot) finish(e.n, *slot, e.hint);
+        else wait_on(nx, {e.n, 2, e.hint, nx});
         return;
       }
-      stack.push_back({e.n, 2, nx});
-      stack.push_back({nx, stage, nx});
+      uint32_t hint = replace_.slot_of(slot);
+      stack.push_back({e.n, 2, e.hint, nx});
+      stack.push_back({nx, stage, hint, nx});
     };
     while (!stack.empty()) {
       if (stack.size() > opt_.stack_limit + 2 * replace_.size())
@@ -133,9 +135,9 @@ template <class PM, class BPM> class RewriteContext {
           } catch (const BottomUpGate&) {
             gated = true;
           }
-          if (gated) { finish(e.n, test_n); continue; }
+          if (gated) { finish(e.n, test_n, e.hint); continue; }
         }
-        stack.push_back({e.n, 1, new_n});
+        stack.push_back({e.n, 1, e.hint, new_n});
         const UOp& nn = U(new_n);
         if (skips_body(nn)) {
           auto [slot, inserted] = replace_.try_emplace(nn.src(0).node(), nullptr);
@@ -144,7 +146,7 @@ template <class PM, class BPM> class RewriteContext {
         for (size_t i = nn.nsrc(); i-- > 0;) {
           N x = nn.src(i).node();
           if (is_fixed_leaf(x)) continue;  // its own result (done() says so): no memo entry, no stack visits
-          if (replace_.try_emplace(x, nullptr).second) stack.push_back({x, 0, x});
+          if (auto [v, fresh] = replace_.try_emplace(x, nullptr); fresh) stack.push_back({x, 0, replace_.slot_of(v), x});
         }
       } else if (e.stage == 1) {
         const UOp& nn = U(e.new_n);
@@ -161,7 +163,7 @@ template <class PM, class BPM> class RewriteContext {
         if (same) {
           if (N f = folded(nn.op(), nn.dtype(), nn.src(), nn.arg())) { link(e, f, 0); continue; }
           UOp next;
-          if (!pm_ || !(next = pm_->rewrite(nn, ctx_))) { finish(e.n, e.new_n); continue; }
+          if (!pm_ || !(next = pm_->rewrite(nn, ctx_))) { finish(e.n, e.new_n, e.hint); continue; }
           if (viz_) [[unlikely]] viz_->step(nn, next, false);
           link(e, own(std::move(next)), 0);
         } else {
@@ -174,7 +176,7 @@ template <class PM, class BPM> class RewriteContext {
           link(e, nx, !bpm_ && !skips_body(U(nx)) ? 1 : 0);
         }
       } else {
-        if (N r = done(e.new_n)) finish(e.n, r);
+        if (N r = done(e.new_n)) finish(e.n, r, e.hint);
         else wait_on(e.new_n, e);
       }
     }
