@@ -522,11 +522,12 @@ TEST_CASE("pattern matcher: operator sugar takes the dtype of the last operand")
   check_rewrite(cmp, a < 3, a);
 }
 
-// The compiled matcher first tests the pattern tree's op sets and source counts (pat::detail::shape_ok) and, for a
-// name that two children of the root share, whether some node can bind it on both sides (pat::detail::names_ok):
-// necessary conditions without bindings, which must never reject a node the full match accepts. Every pattern below
-// against every node of a small pool: both hold wherever the runtime interpreter matches, and both matchers agree.
-TEST_CASE("pattern matcher: the shape and shared-name pre-checks never reject a match") {
+// The compiled matcher first tests the pattern tree's op sets and source counts (pat::detail::shape_ok), the root's
+// children's own dtype/arg/tag constraints (children_ok) and, for a name that two children of the root share, whether
+// some node can bind it on both sides (names_ok): necessary conditions without bindings, which must never reject a
+// node the full match accepts. Every pattern below against every node of a small pool: all three hold wherever the
+// runtime interpreter matches, and both matchers agree.
+TEST_CASE("pattern matcher: the shape, payload and shared-name pre-checks never reject a match") {
   UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", 0, 10), c3 = UOp::const_int(3), c5 = UOp::const_int(5);
   std::vector<UOp> pool = {a, b, c3, c5}, more;
   for (size_t round = 0; round < 2; round++) {  // two levels of ADD/MUL/MAX/WHERE, plus CMPLTs and SINKs
@@ -541,10 +542,11 @@ TEST_CASE("pattern matcher: the shape and shared-name pre-checks never reject a 
     pool = std::move(next);
   }
   pool.insert(pool.end(), more.begin(), more.end());
-  for (const UOp& u : {a * 3 + a * 5, a * 3 + b * 5, (a + b) * (b + a), (a + b) * (a + c3), (b + a) + a, (b + a) + b * 1})
+  for (const UOp& u : {a * 3 + a * 5, a * 3 + b * 5, (a + b) * (b + a), (a + b) * (a + c3), (b + a) + a, (b + a) + b * 1,
+                       a * 1, UOp::const_int(1) * b})
     pool.push_back(u);
   auto first = [](const auto& m) { return UOp::sink({m[x]}); };
-  size_t name_rejects = 0;  // nodes of the right shape that names_ok turns away
+  size_t name_rejects = 0, payload_rejects = 0;  // nodes of the right shape that names_ok / children_ok turn away
   auto check_pattern = [&](const auto& pattern, std::source_location loc = std::source_location::current()) {
     INFO("pattern at line " << loc.line());
     using P = std::remove_cvref_t<decltype(pattern)>;
@@ -554,10 +556,13 @@ TEST_CASE("pattern matcher: the shape and shared-name pre-checks never reject a 
       UOp dyn = pm.dynamic().rewrite(u);
       CHECK(pm.rewrite(u) == dyn);
       bool shape = pat::detail::shape_ok<P>(u), names = shape && pat::detail::names_ok<P>(u);
+      bool payload = shape && pat::detail::children_ok(pattern, u);
       name_rejects += shape && !names;
+      payload_rejects += shape && !payload;
       if (pm.rules()[0].upat->match(u, {}).empty()) continue;
       CHECK(shape);
       CHECK(names);
+      CHECK(payload);
       matched++;
     }
     CHECK(matched > 0);  // each pattern matches something in the pool, so the implication is not vacuous
@@ -581,5 +586,10 @@ TEST_CASE("pattern matcher: the shape and shared-name pre-checks never reject a 
   check_pattern(pat::maximum(pat::any(x * cv, x + cv), x));                // alternatives on one side
   check_pattern(pat::op<Ops::SINK>(pat::prefix(x, pat::wild, x)));         // a prefix
   check_pattern(pat::op<Ops::SINK>(x, pat::wild, x));                    // ordered, exact
-  CHECK(name_rejects > 0);  // and the check does reject: pool nodes of the right shape without a shared binding
+  // payloads of the root's children (children_ok): an arg, a dtype, in either order
+  check_pattern(x * 1);
+  check_pattern(pat::maximum(x, pat::const_(5)));
+  check_pattern(x.dtype(dtypes::weakint) < cv);
+  CHECK(name_rejects > 0);  // and the checks do reject: pool nodes of the right shape without a shared binding,
+  CHECK(payload_rejects > 0);  // or with another constant
 }

@@ -180,8 +180,8 @@ template <class P, class F> struct RuleImpl {
 };
 
 template <class P, class F> UOp apply_static(const void* self, const UOp& u, const CtxRef& ctx) {
-  if (!pat::detail::shape_ok<P>(u) || !pat::detail::names_ok<P>(u)) return UOp();
   const auto& r = *static_cast<const RuleImpl<P, F>*>(self);
+  if (!pat::detail::shape_ok<P>(u) || !pat::detail::children_ok(r.pattern, u) || !pat::detail::names_ok<P>(u)) return UOp();
   constexpr const auto& names = pat::detail::names_v<P>;
   pat::MatchState s;
   UOp out;

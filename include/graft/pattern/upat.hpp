@@ -74,6 +74,11 @@ struct ArgMatch {
     }
     return false;
   }
+  // matches() with the common case inline: an int constraint on an int arg (CONST 0, 1, -1 in the rule tables)
+  [[gnu::always_inline]] bool matches_inline(const Arg& a) const {
+    if (kind == Int && a.is<int64_t>()) return a.get<int64_t>() == i;
+    return matches(a);
+  }
   constexpr bool same(const ArgMatch& o) const { return kind == o.kind && i == o.i && (d == o.d || (d != d && o.d != o.d)); }
 };
 
@@ -421,7 +426,8 @@ inline bool match_alternatives(const P& p, const UOp& u, MatchState& s, K& k, st
 // carries, checked without bindings or backtracking (perf: most tries of a rule fail here in a few compares, not in
 // the matcher's continuations; names, dtypes and args are left to match).
 namespace detail {
-template <size_t I, class T, class... Ts> struct nth { using type = typename nth<I - 1, Ts...>::type; };
+template <size_t I, class... Ts> struct nth;  // (declared for any pack, so an empty one is not an error until used)
+template <size_t I, class T, class... Ts> struct nth<I, T, Ts...> { using type = typename nth<I - 1, Ts...>::type; };
 template <class T, class... Ts> struct nth<0, T, Ts...> { using type = T; };
 template <size_t I, class... Ts> using nth_t = typename nth<I, Ts...>::type;
 
@@ -578,6 +584,41 @@ template <class P, size_t K> bool shared_name_ok(const UOp& u) {
     else if constexpr (sizeof...(C) == 2) return meet(0, 1) || meet(1, 0);
     else return true;  // a longer permuted list: not analysed
   }(u, static_cast<decltype(S::ps)*>(nullptr));
+}
+
+// children_ok(p, u): the root's children's own dtype, arg and tag constraints (runtime values of the pattern, which
+// shape_ok cannot see) against u's sources, in either order for a permuted pair (perf: x*1, x*0 and the Invalid
+// rules tried on a product with another constant fail here in a few compares instead of in every permutation).
+template <class C> [[gnu::always_inline]] inline bool payload_ok(const C& c, const UOp& v) {
+  if constexpr (requires { &C::alts; }) {
+    return true;
+  } else {
+    return (c.dtypes.empty() || c.dtypes.has(v.dtype())) && (c.arg_.any() || c.arg_.matches_inline(v.arg())) &&
+           (c.tag_.any() || c.tag_.matches(v.tag()));
+  }
+}
+// call after shape_ok<P>(u) (the source counts are checked there)
+template <class P> [[gnu::always_inline]] inline bool children_ok(const P& p, const UOp& u) {
+  using S = decltype(P::src);
+  if constexpr (!requires { &S::ps; }) {
+    return true;  // no sources, or a repeat
+  } else {
+    return [&]<class... C>(List<C...>*) {
+      constexpr size_t n = sizeof...(C);
+      auto fits = [&]<size_t I>(size_t j) {
+        return shape_ok<nth_t<I, C...>>(u.src(j)) && payload_ok(p.src.ps.template get<I>(), u.src(j));
+      };
+      if constexpr (requires { &S::all_same; }) {
+        if constexpr (n == 2) return (fits.template operator()<0>(0) && fits.template operator()<1>(1)) ||
+                                     (fits.template operator()<0>(1) && fits.template operator()<1>(0));
+        else return true;  // a longer permuted list: not analysed
+      } else {
+        return [&]<size_t... I>(std::index_sequence<I...>) {
+          return (fits.template operator()<I>(I) && ...);
+        }(std::make_index_sequence<n>{});
+      }
+    }(static_cast<decltype(S::ps)*>(nullptr));
+  }
 }
 
 // call after shape_ok<P>(u) (the source counts are checked there)
