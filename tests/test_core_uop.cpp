@@ -1,7 +1,6 @@
 // UOp core: interning identity, dtype inference, replace, toposort, shape inference, vmin/vmax, printing, DOT,
 // memory reclamation and thread safety. Expected strings/orders were produced by tinygrad (branch rewrite_rangeify2)
 // with tests/tools/gen_core_golden.py; the vmin/vmax cases are ported from tinygrad test/null/test_uop_vmin_vmax.py.
-#include <unordered_set>
 #include <doctest/doctest.h>
 
 #include <graft/graft.hpp>
@@ -13,6 +12,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <unordered_set>
 #include <vector>
 
 using namespace graft;

@@ -576,7 +576,7 @@ TEST_CASE("pattern matcher: the shape, payload and shared-name pre-checks never 
   check_pattern(pat::op<Ops::SINK>(pat::each(pat::ops<OpSet{Ops::ADD, Ops::BUFFER}>())).named<"x">());  // repeat
   // alternatives
   check_pattern(pat::ops<OpSet{Ops::ADD, Ops::MAX}>(pat::any(x * pat::wild, pat::op<Ops::BUFFER>().named<"x">()), pat::wild));
-  // names shared by two children of the root (names_ok): permuted pairs, ordered sources, alternatives, repeats
+  // names shared by two children of the root (names_ok): permuted pairs, ordered sources, alternatives, a prefix
   auto y = pat::var<"y">;
   check_pattern(x * pat::cvar<"c0"> + x * pat::cvar<"c1">);               // x*c0 + x*c1
   check_pattern((y + x) + x);                                              // one side deeper than the other
@@ -585,7 +585,7 @@ TEST_CASE("pattern matcher: the shape, payload and shared-name pre-checks never 
   check_pattern(pat::where(x < y, x, y));                                  // ordered, three sources
   check_pattern(pat::maximum(pat::any(x * cv, x + cv), x));                // alternatives on one side
   check_pattern(pat::op<Ops::SINK>(pat::prefix(x, pat::wild, x)));         // a prefix
-  check_pattern(pat::op<Ops::SINK>(x, pat::wild, x));                    // ordered, exact
+  check_pattern(pat::op<Ops::SINK>(x, pat::wild, x));                     // ordered, exact
   // payloads of the root's children (children_ok): an arg, a dtype, in either order
   check_pattern(x * 1);
   check_pattern(pat::maximum(x, pat::const_(5)));

@@ -424,7 +424,7 @@ inline bool match_alternatives(const P& p, const UOp& u, MatchState& s, K& k, st
 
 // shape_ok<P>(u): a necessary condition for match: the pattern tree's op sets and source counts, which the type
 // carries, checked without bindings or backtracking (perf: most tries of a rule fail here in a few compares, not in
-// the matcher's continuations; names, dtypes and args are left to match).
+// the matcher's continuations; names, dtypes and args are left to names_ok, children_ok and match).
 namespace detail {
 template <size_t I, class... Ts> struct nth;  // (declared for any pack, so an empty one is not an error until used)
 template <size_t I, class T, class... Ts> struct nth<I, T, Ts...> { using type = typename nth<I - 1, Ts...>::type; };
@@ -586,9 +586,11 @@ template <class P, size_t K> bool shared_name_ok(const UOp& u) {
   }(u, static_cast<decltype(S::ps)*>(nullptr));
 }
 
-// children_ok(p, u): the root's children's own dtype, arg and tag constraints (runtime values of the pattern, which
-// shape_ok cannot see) against u's sources, in either order for a permuted pair (perf: x*1, x*0 and the Invalid
-// rules tried on a product with another constant fail here in a few compares instead of in every permutation).
+// payload_ok(c, v): a pattern's own dtype, arg and tag constraints (runtime values of the pattern, which shape_ok
+// cannot see) against one node; match() checks them the same way on every node it visits.
+// children_ok(p, u): payload_ok of the root's children against u's sources, in either order for a permuted pair
+// (perf: x*1, x*0 and the Invalid rules tried on a product with another constant fail here in a few compares instead
+// of in every permutation).
 template <class C> [[gnu::always_inline]] inline bool payload_ok(const C& c, const UOp& v) {
   if constexpr (requires { &C::alts; }) {
     return true;
@@ -633,10 +635,7 @@ template <const detail::NameTable& Names, class P, class K> bool match(const P& 
   if constexpr (requires { &P::alts; }) {  // pat::any
     return detail::match_alternatives<Names>(p, u, s, k, std::make_index_sequence<decltype(p.alts)::size>{});
   } else {
-    if (!detail::op_in<P::ops>(u.op())) return false;
-    if (!p.dtypes.empty() && !p.dtypes.has(u.dtype())) return false;
-    if (!p.arg_.any() && !p.arg_.matches(u.arg())) return false;
-    if (!p.tag_.any() && !p.tag_.matches(u.tag())) return false;
+    if (!detail::op_in<P::ops>(u.op()) || !detail::payload_ok(p, u)) return false;
     if (!detail::bind<Names, P>(u, s)) return false;
     using S = decltype(p.src);
     if constexpr (std::is_same_v<S, NoSrc>) {

@@ -290,7 +290,7 @@ inline UOp usum(std::span<const UOp> xs) {
 inline UOp divides(const UOp& u, int64_t v, bool drop_unit = false) {
   if (v == 1) return u;
   if (v == 0) return UOp();
-  auto unit = [&](const UOp& q) { return drop_unit && q.op() == Ops::CONST && q.arg().is<int64_t>() && q.arg().get<int64_t>() == 1; };
+  auto unit = [&](const UOp& q) { return drop_unit && is_c(q) && ival(q) == 1; };
   switch (u.op()) {
     case Ops::CONST: return u.arg().is_number() && pfloormod(ival(u), v) == 0 ? u.const_like(pfloordiv(ival(u), v)) : UOp();
     case Ops::ADD: {
