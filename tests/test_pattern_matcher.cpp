@@ -8,6 +8,7 @@
 #include <graft/testing.hpp>
 
 #include <source_location>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -524,10 +525,11 @@ TEST_CASE("pattern matcher: operator sugar takes the dtype of the last operand")
 
 // The compiled matcher first tests the pattern tree's op sets and source counts (pat::detail::shape_ok), the root's
 // children's own dtype/arg/tag constraints (children_ok) and, for a name that two children of the root share, whether
-// some node can bind it on both sides (names_ok): necessary conditions without bindings, which must never reject a
-// node the full match accepts. Every pattern below against every node of a small pool: all three hold wherever the
-// runtime interpreter matches, and both matchers agree.
-TEST_CASE("pattern matcher: the shape, payload and shared-name pre-checks never reject a match") {
+// some node can bind it on both sides (names_ok); before that the PatternMatcher's sieve tests the root's and its
+// first two children's op, dtype and arg class (sieve_ok on the node's sieve key). All are necessary conditions
+// without bindings, which must never reject a node the full match accepts. Every pattern below against every node of
+// a small pool: all four hold wherever the runtime interpreter matches, and both matchers agree.
+TEST_CASE("pattern matcher: the sieve, shape, payload and shared-name pre-checks never reject a match") {
   UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", 0, 10), c3 = UOp::const_int(3), c5 = UOp::const_int(5);
   std::vector<UOp> pool = {a, b, c3, c5}, more;
   for (size_t round = 0; round < 2; round++) {  // two levels of ADD/MUL/MAX/WHERE, plus CMPLTs and SINKs
@@ -542,11 +544,15 @@ TEST_CASE("pattern matcher: the shape, payload and shared-name pre-checks never 
     pool = std::move(next);
   }
   pool.insert(pool.end(), more.begin(), more.end());
+  UOp fa = UOp::variable("fa", 0, 10, dtypes::float32);
   for (const UOp& u : {a * 3 + a * 5, a * 3 + b * 5, (a + b) * (b + a), (a + b) * (a + c3), (b + a) + a, (b + a) + b * 1,
-                       a * 1, UOp::const_int(1) * b})
+                       a * 1, UOp::const_int(1) * b, a * -1, a * 0, fa * 1.0, fa * 0.0, fa * -1.0, fa * 2.5,
+                       where(a < b, a, UOp::invalid()), where(a < b, UOp::invalid(), a), UOp::const_bool(true) & (a < b),
+                       UOp::const_bool(false) | (a < b), a.cast(dtypes::int32) + UOp::const_(dtypes::int32, 1)})
     pool.push_back(u);
   auto first = [](const auto& m) { return UOp::sink({m[x]}); };
-  size_t name_rejects = 0, payload_rejects = 0;  // nodes of the right shape that names_ok / children_ok turn away
+  // nodes of the right shape that names_ok / children_ok turn away; nodes of the root op that the sieve turns away
+  size_t name_rejects = 0, payload_rejects = 0, sieve_rejects = 0;
   auto check_pattern = [&](const auto& pattern, std::source_location loc = std::source_location::current()) {
     INFO("pattern at line " << loc.line());
     using P = std::remove_cvref_t<decltype(pattern)>;
@@ -559,10 +565,13 @@ TEST_CASE("pattern matcher: the shape, payload and shared-name pre-checks never 
       bool payload = shape && pat::detail::children_ok(pattern, u);
       name_rejects += shape && !names;
       payload_rejects += shape && !payload;
+      bool sieve = !P::ops.has(u.op()) || pat::detail::sieve_ok(pattern, detail::sieve_key(u));
+      sieve_rejects += !sieve;
       if (pm.rules()[0].upat->match(u, {}).empty()) continue;
       CHECK(shape);
       CHECK(names);
       CHECK(payload);
+      CHECK(sieve);
       matched++;
     }
     CHECK(matched > 0);  // each pattern matches something in the pool, so the implication is not vacuous
@@ -590,6 +599,82 @@ TEST_CASE("pattern matcher: the shape, payload and shared-name pre-checks never 
   check_pattern(x * 1);
   check_pattern(pat::maximum(x, pat::const_(5)));
   check_pattern(x.dtype(dtypes::weakint) < cv);
+  // arg classes: -1, 0 and a float constraint that also matches ints (Python equality), Invalid, bools, dtypes
+  check_pattern(x * -1);
+  check_pattern(x * 0);
+  check_pattern(x * 1.0);
+  check_pattern(x * 2.5);
+  check_pattern(pat::where(pat::wild, x, pat::const_(Invalid)));
+  check_pattern(pat::where(pat::wild, pat::const_(Invalid), x));
+  check_pattern(pat::ops<OpSet{Ops::AND, Ops::OR}>(pat::perm(pat::const_(true), x)));
+  check_pattern(pat::ops<OpSet{Ops::AND, Ops::OR}>(pat::perm(pat::const_(false), x)));
+  check_pattern(x.dtype(dtypes::int32) + pat::cvar<"c">.dtype(dtypes::int32));
+  check_pattern(pat::ops<GroupOp::ALU>(pat::each(pat::ops<OpSet{Ops::CONST, Ops::CAST}>())).named<"x">());
   CHECK(name_rejects > 0);  // and the checks do reject: pool nodes of the right shape without a shared binding,
   CHECK(payload_rejects > 0);  // or with another constant
+  CHECK(sieve_rejects > 0);
+}
+
+// The sieve's per-thread cache: a matcher with enough rules on one op to use it, nodes whose keys differ in each part
+// of the key (source ops, dtypes, arg classes, source count), visited in an interleaved order (hits and misses), on
+// two threads at once: every answer is the runtime matcher's, and every rule fires somewhere.
+TEST_CASE("pattern matcher: the sieve cache gives every node the rules of its own key") {
+  auto tag = [](int k) { return [k](const auto& m) { return UOp::sink({m[x], UOp::const_int(k)}); }; };
+  PatternMatcher pm{rule(x * 0, tag(0)), rule(x * 1, tag(1)), rule(x * -1, tag(2)), rule(x * 2.5, tag(3)),
+                    rule(x.dtype(dtypes::bool_) * y, tag(4)), rule(pat::op<Ops::MUL>(x, pat::op<Ops::ADD>()), tag(5)),
+                    rule(pat::op<Ops::MUL>(pat::prefix(x, y, pat::wild)), tag(6)), rule(x * y, tag(7))};
+  UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", 0, 10), fa = UOp::variable("fa", 0, 10, dtypes::float32);
+  std::vector<UOp> nodes = {a * 0, 0 * a, a * 1, a * -1, fa * 2.5, fa * 0.0, (a < b) * (b < a), a * (a + b), (a + b) * a,
+                            UOp::make(Ops::MUL, dtypes::weakint, {a, b, a}), a * b, a * 3, fa * 1.0};
+  const PatternMatcher dyn = pm.dynamic();
+  std::vector<UOp> want;
+  for (const UOp& u : nodes) want.push_back(dyn.rewrite(u));
+  auto run = [&](int offset, std::vector<int>& fired, bool& same) {
+    for (int round = 0; round < 3; round++)
+      for (size_t i = 0; i < nodes.size(); i++) {
+        size_t k = (i * 5 + size_t(offset + round)) % nodes.size();  // 5 is coprime to the size: every node, mixed order
+        UOp got = pm.rewrite(nodes[k]);
+        same &= got == want[k];
+        if (got) fired[size_t(got.src(1).arg().as_int())]++;
+      }
+  };
+  std::vector<int> f1(8), f2(8);
+  bool s1 = true, s2 = true;
+  std::thread t([&] { run(1, f2, s2); });
+  run(0, f1, s1);
+  t.join();
+  CHECK(s1);
+  CHECK(s2);
+  for (int k = 0; k < 8; k++) {
+    INFO("rule " << k);
+    CHECK(f1[size_t(k)] > 0);
+    CHECK(f1[size_t(k)] == f2[size_t(k)]);
+  }
+}
+
+// An arg's class (graft::arg_class) and a pattern constraint's (ArgMatch::arg_class) agree wherever the constraint
+// matches the arg: the sieve rejects by class alone.
+TEST_CASE("pattern matcher: arg classes agree with Python equality") {
+  std::vector<Arg> args = {Arg(), Arg(int64_t(0)), Arg(int64_t(1)), Arg(int64_t(-1)), Arg(int64_t(7)), Arg(0.0), Arg(-0.0),
+                           Arg(1.0), Arg(-1.0), Arg(2.5), Arg(NAN), Arg(true), Arg(false), Arg(Invalid), Arg(dtypes::int32),
+                           Arg(Ops::ADD), Arg(std::string("s")), Arg(ArgTuple{Arg(1)})};
+  std::vector<pat::ArgMatch> ms = {pat::ArgMatch(0), pat::ArgMatch(1), pat::ArgMatch(-1), pat::ArgMatch(7), pat::ArgMatch(0.0),
+                                   pat::ArgMatch(1.0), pat::ArgMatch(-1.0), pat::ArgMatch(2.5), pat::ArgMatch(double(NAN)),
+                                   pat::ArgMatch(true), pat::ArgMatch(false), pat::ArgMatch(Invalid),
+                                   pat::ArgMatch(dtypes::int32), pat::ArgMatch(Ops::ADD)};
+  size_t matches = 0, class_rejects = 0;
+  for (const pat::ArgMatch& m : ms)
+    for (const Arg& a : args) {
+      INFO(m.to_arg().str() << " vs " << a.str());
+      if (m.matches(a)) {
+        CHECK(m.arg_class() == arg_class(a));
+        matches++;
+      } else {
+        class_rejects += m.arg_class() != arg_class(a);
+      }
+    }
+  CHECK(matches >= ms.size());  // every constraint matches at least one arg of the list
+  CHECK(class_rejects > 0);
+  CHECK(arg_class(Arg(int64_t(5))) == arg_class(Arg(2.5)));  // one class for the other numbers
+  CHECK(arg_class(Arg(int64_t(1))) != arg_class(Arg(int64_t(0))));
 }

@@ -50,6 +50,7 @@ struct UOpNode {
   Ops op;
   DType dtype;
   bool carved = false;  // memory carved from a BlockPool chunk: it can only go back to a free list
+  uint8_t arg_class = kArgOther;  // graft::arg_class(arg), read by the pattern matcher's sieve
   uint32_t nsrc;
   OpSet src_ops;    // union of the children's ops: the early-reject filter of the pattern matcher
   OpSet slice_ops;  // ops of this node and everything below it: O(1) "is there an X in the graph" tests
@@ -470,6 +471,7 @@ struct Interner {
     n->carved = carved;
     n->op = op, n->dtype = dt, n->nsrc = uint32_t(src.size()), n->hash = h;
     n->arg = std::move(arg);
+    n->arg_class = arg_class(n->arg);
     if (!tag.is_none()) n->tag = std::make_unique<const Arg>(std::move(tag));
     UOp* s = const_cast<UOp*>(n->srcs());
     n->slice_ops.add(op);

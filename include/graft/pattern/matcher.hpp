@@ -1,6 +1,8 @@
 // Rules and the PatternMatcher. `rule(pattern, callback)` instantiates a specialized matcher for the pattern and
-// erases it to a function pointer; the PatternMatcher dispatches on the root op (tinygrad's pdict), skips rules whose
-// required child ops are missing (early reject), and returns the first result that is not the input node.
+// erases it to a function pointer; the PatternMatcher dispatches on the root op (tinygrad's pdict), skips rules that
+// cannot match the node's sieve key (ops, dtypes and constant classes of the root and its first two sources, answers
+// cached per key) or whose required child ops are missing (early reject), and returns the first result that is not
+// the input node.
 // Callbacks take the match `m` (m[x] is the node bound to pattern variable x, empty if unbound) and optionally a
 // context `Ctx&`; they return a UOp, or an empty UOp for "no match" (then the next binding, then the next rule).
 #pragma once
@@ -96,7 +98,7 @@ template <class F, class M> UOp invoke_rule(const F& fn, const M& m, const CtxRe
 struct RuleStats {
   std::atomic<uint64_t> tries{0}, matches{0}, ns{0};
 };
-inline bool track_match_stats() {
+[[gnu::always_inline]] inline bool track_match_stats() {  // perf: read on every dispatch, so no call
   static const bool on = [] { const char* e = std::getenv("GRAFT_TRACK_MATCH_STATS"); return e && std::atoi(e) > 0; }();
   return on;
 }
@@ -154,13 +156,15 @@ struct StatsRegistry {
 };
 }  // namespace detail
 
-// One erased rule: the root ops it applies to, its early-reject set, and both matchers.
+// One erased rule: the root ops it applies to, its early-reject set, its sieve, and both matchers.
 struct Rule {
   using Fn = UOp (*)(const void* self, const UOp& u, const CtxRef& ctx);
+  using Sieve = bool (*)(const void* self, uint64_t sieve_key);  // a necessary condition on the node's sieve key
   OpSet root_ops;
   OpSet early_reject;
   Fn fn_static = nullptr;
   Fn fn_dynamic = nullptr;
+  Sieve sieve = nullptr;  // null: no condition (runtime rules)
   std::shared_ptr<const void> impl;      // the pattern + callback
   std::shared_ptr<const UPat> upat;      // the lowered pattern (printing, dynamic matching)
   std::source_location location;
@@ -188,6 +192,23 @@ template <class P, class F> UOp apply_static(const void* self, const UOp& u, con
   // the callback is the continuation of the match: a null result backtracks to the next permutation/alternative
   pat::match<names>(r.pattern, u, s, [&] { return bool(out = invoke_rule(r.fn, StaticMatch<names>{s}, ctx, r.where.c_str())); });
   return out;
+}
+
+template <class P, class F> bool sieve_static(const void* self, uint64_t key) {
+  return pat::detail::sieve_ok(static_cast<const RuleImpl<P, F>*>(self)->pattern, key);
+}
+
+// The node facts a rule's sieve reads (pat::detail::sieve_ok): its own op, dtype, arg class and source count, and
+// op, dtype and arg class of its first two sources, in 45 bits
+inline uint64_t sieve_key(const UOp& u) {
+  using pat::detail::kSieveChildBits, pat::detail::sieve_code;
+  const UOpNode* n = u.node();
+  uint64_t k = sieve_code(n->op, n->dtype, n->arg_class) | uint64_t(std::min<uint32_t>(n->nsrc, 7)) << kSieveChildBits;
+  for (uint32_t i = 0; i < std::min<uint32_t>(n->nsrc, 2); i++) {
+    const UOpNode* c = n->srcs()[i].node();
+    k |= uint64_t(sieve_code(c->op, c->dtype, c->arg_class)) << (kSieveChildBits + 3 + kSieveChildBits * i);
+  }
+  return k;
 }
 
 // The runtime matcher's bindings are copied into the compile-time slot layout, so the callback is instantiated once
@@ -236,6 +257,7 @@ Rule rule(P pattern, F fn, std::source_location loc = std::source_location::curr
   r.early_reject = pat::detail::early_reject<P>();
   r.fn_static = &detail::apply_static<P, F>;
   r.fn_dynamic = &detail::apply_dynamic<P, F>;
+  r.sieve = &detail::sieve_static<P, F>;
   r.impl = impl;
   r.upat = std::shared_ptr<const UPat>(impl, &raw->upat);
   r.location = loc;
@@ -271,14 +293,20 @@ class PatternMatcher {
     if (cands.empty()) return UOp();
     if (track_match_stats()) [[unlikely]] return rewrite_tracked(u, ctx);
     OpSet have = u.src_ops();
-    for (const Candidate& c : cands) {
-      if (!c.early_reject.subset_of(have)) continue;
+    auto try_rule = [&](const Candidate& c) -> UOp {
+      if (!c.early_reject.subset_of(have)) return UOp();
       UOp out = c.fn(c.impl, u, ctx);
-      if (out && out != u) {
-        if (viz::detail::capture.load(std::memory_order_relaxed)) [[unlikely]] viz::detail::fired = &rules_[c.rule];
-        return out;
-      }
+      if (!out || out == u) return UOp();
+      if (viz::detail::capture.load(std::memory_order_relaxed)) [[unlikely]] viz::detail::fired = &rules_[c.rule];
+      return out;
+    };
+    if (cands.size() < kSieveMin || cands.size() > 64) {
+      for (const Candidate& c : cands)
+        if (UOp out = try_rule(c)) return out;
+      return UOp();
     }
+    for (uint64_t m = sieve_mask(u, cands); m; m &= m - 1)
+      if (UOp out = try_rule(cands[size_t(__builtin_ctzll(m))])) return out;
     return UOp();
   }
 
@@ -338,15 +366,38 @@ class PatternMatcher {
     OpSet early_reject;
     Rule::Fn fn;
     const void* impl;
+    Rule::Sieve sieve;
     uint32_t rule;
   };
   void index() {
+    static std::atomic<uint64_t> next_id{1};
+    id_ = next_id.fetch_add(1, std::memory_order_relaxed);
     for (auto& v : pdict_) v.clear();
     for (uint32_t i = 0; i < rules_.size(); i++) {
       const Rule& r = rules_[i];
+      // the runtime matcher (the oracle) gets no sieve: it checks every rule the long way
+      Rule::Sieve sieve = r.use_dynamic ? nullptr : r.sieve;
       for (size_t o = 0; o < num_ops; o++)
-        if (r.root_ops.has(Ops(o))) pdict_[o].push_back({r.early_reject, r.use_dynamic ? r.fn_dynamic : r.fn_static, r.impl.get(), i});
+        if (r.root_ops.has(Ops(o)))
+          pdict_[o].push_back({r.early_reject, r.use_dynamic ? r.fn_dynamic : r.fn_static, r.impl.get(), sieve, i});
     }
+  }
+  // The sieve: which of a root op's candidates can match nodes with this sieve key (bit i: cands[i]), cached per
+  // thread and key (perf: a node's candidates are ~20 rules for ADD or MUL in symbolic, and most of them failed on
+  // their root's source ops, dtypes or constants inside their own call; the answer depends on the key alone, and
+  // a rewrite sees few distinct keys). Below kSieveMin candidates the plain loop is cheaper.
+  static constexpr size_t kSieveMin = 4;
+  uint64_t sieve_mask(const UOp& u, const std::vector<Candidate>& cands) const {
+    struct Slot { uint64_t key, id, mask; };
+    alignas(64) static thread_local Slot cache[1024];  // id 0 is no matcher's: an empty slot never hits
+    const uint64_t key = detail::sieve_key(u);
+    Slot& s = cache[((key ^ id_) * 0x9E3779B97F4A7C15ull) >> 54];
+    if (s.key == key && s.id == id_) [[likely]] return s.mask;
+    uint64_t m = 0;
+    for (size_t i = 0; i < cands.size(); i++)
+      if (!cands[i].sieve || cands[i].sieve(cands[i].impl, key)) m |= uint64_t(1) << i;
+    s = {key, id_, m};
+    return m;
   }
   UOp rewrite_tracked(const UOp& u, const CtxRef& ctx) const {  // GRAFT_TRACK_MATCH_STATS=1: time every try
     OpSet have = u.src_ops();
@@ -367,6 +418,7 @@ class PatternMatcher {
   }
   std::vector<Rule> rules_;
   std::array<std::vector<Candidate>, num_ops> pdict_;
+  uint64_t id_ = 0;  // the sieve cache's key for this rule set (copies share it: same rules, same answers)
   Fold fold_ = nullptr;
 };
 

@@ -80,6 +80,16 @@ struct ArgMatch {
     return matches(a);
   }
   constexpr bool same(const ArgMatch& o) const { return kind == o.kind && i == o.i && (d == o.d || (d != d && o.d != o.d)); }
+  // the arg class (arg_class in core/arg.hpp) of every arg this constraint matches: numbers that compare equal
+  // (0 == 0.0 == False) share a class, so equal classes are a necessary condition for a match
+  constexpr uint8_t arg_class() const {
+    switch (kind) {
+      case Int: case Bool: return number_class(double(i));
+      case Float: return number_class(d);
+      case Invalid_: return kArgInvalid;
+      default: return kArgOther;
+    }
+  }
 };
 
 // ---- structure ------------------------------------------------------------------------------------------------
@@ -618,6 +628,55 @@ template <class P> [[gnu::always_inline]] inline bool children_ok(const P& p, co
         return [&]<size_t... I>(std::index_sequence<I...>) {
           return (fits.template operator()<I>(I) && ...);
         }(std::make_index_sequence<n>{});
+      }
+    }(static_cast<decltype(S::ps)*>(nullptr));
+  }
+}
+
+// sieve_ok(p, key): a necessary condition for match that reads only a node's sieve key (sieve_key in
+// pattern/matcher.hpp: the root's dtype, arg class and source count, and op, dtype and arg class of its first two
+// sources), so one answer holds for every node with that key and the PatternMatcher caches it per key (perf: most
+// of a node's candidate rules failed on these facts inside their own call).
+inline constexpr unsigned kSieveChildBits = 14;  // op 7 bits, dtype 4, arg class 3
+constexpr unsigned sieve_code(Ops op, DType dt, uint8_t arg_class) {
+  return unsigned(op) | unsigned(dt.index()) << 7 | unsigned(arg_class) << 11;
+}
+template <class C> bool sieve_node_ok(const C& c, unsigned code) {
+  if constexpr (requires { &C::alts; }) {
+    return true;
+  } else {
+    return op_in<C::ops>(Ops(code & 127)) && (c.dtypes.empty() || ((c.dtypes.bits >> ((code >> 7) & 15)) & 1u)) &&
+           (c.arg_.any() || c.arg_.arg_class() == (code >> 11));
+  }
+}
+template <class P> bool sieve_ok(const P& p, uint64_t key) {
+  // key: root code (its op is the dispatch op), then 3 bits of source count (7 = 7 or more), then two child codes
+  if (!sieve_node_ok(p, unsigned(key & ((1u << kSieveChildBits) - 1)))) return false;
+  const unsigned nsrc = unsigned(key >> kSieveChildBits) & 7;
+  auto child = [&](size_t i) { return unsigned(key >> (kSieveChildBits + 3 + kSieveChildBits * i)) & ((1u << kSieveChildBits) - 1); };
+  using S = decltype(P::src);
+  if constexpr (std::is_same_v<S, NoSrc>) {
+    return true;
+  } else if constexpr (requires { &S::p; }) {  // repeat: every source
+    for (size_t i = 0; i < std::min<size_t>(nsrc, 2); i++)
+      if (!sieve_node_ok(p.src.p, child(i))) return false;
+    return true;
+  } else {
+    return [&]<class... C>(List<C...>*) {
+      constexpr size_t n = sizeof...(C);
+      constexpr unsigned want = n < 7 ? unsigned(n) : 7u;
+      if (is_prefix<S> ? nsrc < want : nsrc != want) return false;
+      const auto& ps = p.src.ps;
+      if constexpr (requires { &S::all_same; }) {  // permuted
+        if constexpr (n == 2)
+          return (sieve_node_ok(ps.template get<0>(), child(0)) && sieve_node_ok(ps.template get<1>(), child(1))) ||
+                 (sieve_node_ok(ps.template get<0>(), child(1)) && sieve_node_ok(ps.template get<1>(), child(0)));
+        else if constexpr (n == 1) return sieve_node_ok(ps.template get<0>(), child(0));
+        else return true;  // a longer permuted list: only counted
+      } else {
+        if constexpr (n >= 1) if (!sieve_node_ok(ps.template get<0>(), child(0))) return false;
+        if constexpr (n >= 2) if (!sieve_node_ok(ps.template get<1>(), child(1))) return false;
+        return true;
       }
     }(static_cast<decltype(S::ps)*>(nullptr));
   }

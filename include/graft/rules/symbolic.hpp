@@ -960,8 +960,9 @@ template <class = void> const PatternMatcher& symbolic_simple() {
              return floordiv(m[x], cv);
            }),
       rule(p::ne(xi, x), [](const auto&) { return sym_bool(false); }),
-      // ** constant folding **
-      rule(p::ops<GroupOp::ALU>().template named<"a">(), [](const auto& m) { return sym_detail::fold_const_alu(m[a]); }),
+      // ** constant folding ** (the source pattern states fold_const_alu's own first test, so the sieve can skip it)
+      rule(p::ops<GroupOp::ALU>(p::each(p::ops<OpSet{Ops::CONST, Ops::CAST}>())).template named<"a">(),
+           [](const auto& m) { return sym_detail::fold_const_alu(m[a]); }),
       // bool MUL is AND, ADD/MAX is OR
       rule(xb * yb, [](const auto& m) { return m[x] & m[y]; }),
       rule(xb + yb, [](const auto& m) { return m[x] | m[y]; }),
