@@ -2,8 +2,10 @@
 // (SINK, GROUP, ...) is "no shape". Computed iteratively (children first), cached per node.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <optional>
+#include <span>
 
 #include "graft/core/uop.hpp"
 
@@ -29,6 +31,7 @@ inline Shape as_shape(const UOp& u) {
   if (u.op() == Ops::CONST) return {u.arg().as_int()};
   if (u.op() != Ops::STACK) throw Error("shape source must be a CONST or STACK, got " + std::string(op_name(u.op())));
   Shape s;
+  s.reserve(u.nsrc());
   for (const UOp& d : u.src()) {
     if (d.op() != Ops::CONST) throw Error("symbolic shapes are not supported (dim is " + std::string(op_name(d.op())) + ")");
     s.push_back(d.arg().as_int());
@@ -38,7 +41,7 @@ inline Shape as_shape(const UOp& u) {
 
 namespace detail {
 
-inline std::optional<Shape> broadcast_shapes(Ops op, const std::vector<const Shape*>& shapes) {
+inline std::optional<Shape> broadcast_shapes(Ops op, std::span<const Shape* const> shapes) {
   size_t n = 0;
   for (auto* s : shapes) n = std::max(n, s->size());
   Shape out(n, 1);
@@ -133,13 +136,16 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
       const Shape& in = src_shape(0);
       const ArgTuple& p = u.arg().tuple();
       if (p.size() != in.size()) throw mop_err("permutation " + u.arg().str() + " has the wrong length", in);
-      std::vector<bool> used(in.size(), false);
+      std::vector<bool> used(in.size() > 64 ? in.size() : 0, false);  // perf: a bit mask up to 64 dims
+      uint64_t used_mask = 0;
       Shape s;
       s.reserve(p.size());
       for (const Arg& a : p) {
         int64_t i = a.as_int();
-        if (i < 0 || i >= int64_t(in.size()) || used[size_t(i)]) throw mop_err("not a permutation: " + u.arg().str(), in);
-        used[size_t(i)] = true;
+        bool seen = i >= 0 && i < int64_t(in.size()) && (in.size() > 64 ? bool(used[size_t(i)]) : ((used_mask >> i) & 1));
+        if (i < 0 || i >= int64_t(in.size()) || seen) throw mop_err("not a permutation: " + u.arg().str(), in);
+        if (in.size() > 64) used[size_t(i)] = true;
+        else used_mask |= uint64_t(1) << i;
         s.push_back(in[size_t(i)]);
       }
       return s;
@@ -181,12 +187,17 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
     }
     default:
       if (GroupOp::ALU.has(op)) {
-        std::vector<const Shape*> shapes;
+        // perf: up to 3 sources (every ALU op) gathered on the stack; equal shapes (the usual case) need no broadcast
+        std::array<const Shape*, 3> few;
+        std::vector<const Shape*> many(u.nsrc() > 3 ? u.nsrc() : 0);
+        const Shape** shapes = u.nsrc() > 3 ? many.data() : few.data();
+        size_t n = 0;
+        bool same = true;
         for (const UOp& s : u.src())
-          if (const Shape* p = sh(s)) shapes.push_back(p);
-        if (shapes.empty()) return std::nullopt;
-        if (shapes.size() == 1) return *shapes[0];
-        return broadcast_shapes(op, shapes);
+          if (const Shape* p = sh(s)) same &= n == 0 || *p == *shapes[0], shapes[n++] = p;
+        if (n == 0) return std::nullopt;
+        if (same) return *shapes[0];
+        return broadcast_shapes(op, std::span<const Shape* const>(shapes, n));
       }
       return u.nsrc() && sh(u.src(0)) ? std::optional<Shape>(*sh(u.src(0))) : std::nullopt;
   }
