@@ -441,6 +441,51 @@ TEST_CASE("rangeify reshape index math: grouped unflattening gives the values of
   CHECK(grouped > 0);  // some results differ in form from the flat path and still agree in value
 }
 
+// A merge of distinct RANGEs into one dim is built without a simplifying rewrite, in symbolic's commutative order: the
+// node must be the one the rewrite makes of the plain sum (idx[n-1] + idx[n-2]*s + ...), and a fixed point of it.
+TEST_CASE("rangeify reshape index math: a merge of distinct ranges is built as the simplifier's node") {
+  uint64_t seed = 7;
+  auto pick = [&](int lo, int hi) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    return lo + int((seed >> 33) % uint64_t(hi - lo + 1));
+  };
+  int merges = 0;
+  for (int t = 0; t < 500; t++) {
+    Shape out, in;
+    std::vector<UOp> idx;
+    for (int k = pick(1, 6); k-- > 0;) {
+      if (!idx.empty() && idx.back().op() == Ops::RANGE && pick(0, 5) == 0) {  // the same range twice: no shortcut
+        out.push_back(out.back()), idx.push_back(idx.back());
+        continue;
+      }
+      int64_t d = pick(0, 3) == 0 ? 1 : pick(2, 40);
+      out.push_back(d);
+      idx.push_back(d == 1 ? UOp::const_int(0) : UOp::range(d, int64_t(out.size()) + 10 * pick(0, 3)));
+    }
+    for (int k = pick(0, 2); k-- > 0;) in.push_back(1);
+    in.push_back(graft::prod(out));
+    for (int k = pick(0, 1); k-- > 0;) in.push_back(1);
+    CAPTURE(t);
+    UOp plain;  // the sum as tinygrad writes it, before simplification
+    int64_t acc = 1;
+    for (size_t k = out.size(); k-- > 0;) {
+      if (out[k] == 1) continue;
+      UOp term = acc == 1 ? idx[k] : idx[k] * acc;
+      plain = plain ? plain + term : term;
+      acc *= out[k];
+    }
+    std::vector<UOp> got = sched::apply_reshape(in, out, idx);
+    REQUIRE(got.size() == in.size());
+    for (size_t j = 0; j < in.size(); j++) {
+      if (in[j] != graft::prod(out) || in[j] == 1) continue;  // the unit dims around the merged one index 0
+      CHECK(got[j] == sched::simplify_index(plain));
+      CHECK(sched::simplify_index(got[j]) == got[j]);
+      merges += plain.op() == Ops::ADD;
+    }
+  }
+  CHECK(merges > 100);
+}
+
 TEST_CASE("rangeify reshape index math: an index without a proven bound takes tinygrad's flat path") {
   UOp v = UOp::variable("reshape_v", 0, 100);  // may leave the output dim of 6
   std::vector<UOp> idx{v, UOp::range(4, 0)};
