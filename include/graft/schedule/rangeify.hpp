@@ -455,11 +455,7 @@ inline UOp inline_stage_index(const UOp& stage, const UOp& idx) {
   return replace(stage.src(0));
 }
 
-inline bool in_backward_slice(const UOp& root, Ops op) {
-  for (const UOp& x : root.toposort())
-    if (x.op() == op) return true;
-  return false;
-}
+inline bool in_backward_slice(const UOp& root, Ops op) { return root.slice_ops().has(op); }  // no walk: nodes carry it
 
 inline int64_t max_numel(const UOp& u) { return graft::prod(u.shape()); }
 
