@@ -638,6 +638,7 @@ template <class P> [[gnu::always_inline]] inline bool children_ok(const P& p, co
 // sources), so one answer holds for every node with that key and the PatternMatcher caches it per key (perf: most
 // of a node's candidate rules failed on these facts inside their own call).
 inline constexpr unsigned kSieveChildBits = 14;  // op 7 bits, dtype 4, arg class 3
+static_assert(num_ops <= 128 && size_t(DTypeId::count_) <= 16, "the sieve key holds an op in 7 bits, a dtype in 4");
 constexpr unsigned sieve_code(Ops op, DType dt, uint8_t arg_class) {
   return unsigned(op) | unsigned(dt.index()) << 7 | unsigned(arg_class) << 11;
 }
