@@ -8,8 +8,8 @@
 #include <graft/testing.hpp>
 
 #include <source_location>
-#include <thread>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace graft;
@@ -565,7 +565,7 @@ TEST_CASE("pattern matcher: the sieve, shape, payload and shared-name pre-checks
       bool payload = shape && pat::detail::children_ok(pattern, u);
       name_rejects += shape && !names;
       payload_rejects += shape && !payload;
-      bool sieve = !P::ops.has(u.op()) || pat::detail::sieve_ok(pattern, detail::sieve_key(u));
+      bool sieve = !P::ops.has(u.op()) || pat::detail::sieve_ok(pattern, pat::detail::sieve_key(u));
       sieve_rejects += !sieve;
       if (pm.rules()[0].upat->match(u, {}).empty()) continue;
       CHECK(shape);

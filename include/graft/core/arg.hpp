@@ -256,10 +256,11 @@ inline std::string Arg::str() const {
 // An arg's class for the pattern matcher's sieve (pattern/matcher.hpp): numbers that compare equal in Python
 // (0 == 0.0 == False) share a class, so a pattern's arg constraint can reject a node by class alone.
 inline constexpr uint8_t kArgOther = 0, kArgInvalid = 1, kArgZero = 2, kArgOne = 3, kArgMinusOne = 4, kArgNumber = 5;
-constexpr uint8_t number_class(double v) { return v == 0 ? kArgZero : v == 1 ? kArgOne : v == -1 ? kArgMinusOne : kArgNumber; }
+// (a template, so an int64 is classed without a conversion to double)
+template <class T> constexpr uint8_t number_class(T v) { return v == 0 ? kArgZero : v == 1 ? kArgOne : v == -1 ? kArgMinusOne : kArgNumber; }
 inline uint8_t arg_class(const Arg& a) {  // perf: runs for every new node, so no get<>() and its throw path
   const Arg::Value& v = a.value();
-  if (const int64_t* i = std::get_if<int64_t>(&v)) return *i == 0 ? kArgZero : *i == 1 ? kArgOne : *i == -1 ? kArgMinusOne : kArgNumber;
+  if (const int64_t* i = std::get_if<int64_t>(&v)) return number_class(*i);
   if (const double* d = std::get_if<double>(&v)) return number_class(*d);
   if (const bool* b = std::get_if<bool>(&v)) return *b ? kArgOne : kArgZero;
   return std::holds_alternative<InvalidT>(v) ? kArgInvalid : kArgOther;

@@ -138,14 +138,17 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
       if (p.size() != in.size()) throw mop_err("permutation " + u.arg().str() + " has the wrong length", in);
       std::vector<bool> used(in.size() > 64 ? in.size() : 0, false);  // perf: a bit mask up to 64 dims
       uint64_t used_mask = 0;
+      auto first_use = [&](size_t i) {  // marks dim i; false if it was marked before
+        bool fresh = in.size() > 64 ? !used[i] : !((used_mask >> i) & 1);
+        if (in.size() > 64) used[i] = true;
+        else used_mask |= uint64_t(1) << i;
+        return fresh;
+      };
       Shape s;
       s.reserve(p.size());
       for (const Arg& a : p) {
         int64_t i = a.as_int();
-        bool seen = i >= 0 && i < int64_t(in.size()) && (in.size() > 64 ? bool(used[size_t(i)]) : ((used_mask >> i) & 1));
-        if (i < 0 || i >= int64_t(in.size()) || seen) throw mop_err("not a permutation: " + u.arg().str(), in);
-        if (in.size() > 64) used[size_t(i)] = true;
-        else used_mask |= uint64_t(1) << i;
+        if (i < 0 || i >= int64_t(in.size()) || !first_use(size_t(i))) throw mop_err("not a permutation: " + u.arg().str(), in);
         s.push_back(in[size_t(i)]);
       }
       return s;
@@ -193,8 +196,12 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
         const Shape** shapes = u.nsrc() > 3 ? many.data() : few.data();
         size_t n = 0;
         bool same = true;
-        for (const UOp& s : u.src())
-          if (const Shape* p = sh(s)) same &= n == 0 || *p == *shapes[0], shapes[n++] = p;
+        for (const UOp& s : u.src()) {
+          const Shape* p = sh(s);
+          if (!p) continue;
+          same &= n == 0 || *p == *shapes[0];
+          shapes[n++] = p;
+        }
         if (n == 0) return std::nullopt;
         if (same) return *shapes[0];
         return broadcast_shapes(op, std::span<const Shape* const>(shapes, n));

@@ -198,19 +198,6 @@ template <class P, class F> bool sieve_static(const void* self, uint64_t key) {
   return pat::detail::sieve_ok(static_cast<const RuleImpl<P, F>*>(self)->pattern, key);
 }
 
-// The node facts a rule's sieve reads (pat::detail::sieve_ok): its own op, dtype, arg class and source count, and
-// op, dtype and arg class of its first two sources, in 45 bits
-inline uint64_t sieve_key(const UOp& u) {
-  using pat::detail::kSieveChildBits, pat::detail::sieve_code;
-  const UOpNode* n = u.node();
-  uint64_t k = sieve_code(n->op, n->dtype, n->arg_class) | uint64_t(std::min<uint32_t>(n->nsrc, 7)) << kSieveChildBits;
-  for (uint32_t i = 0; i < std::min<uint32_t>(n->nsrc, 2); i++) {
-    const UOpNode* c = n->srcs()[i].node();
-    k |= uint64_t(sieve_code(c->op, c->dtype, c->arg_class)) << (kSieveChildBits + 3 + kSieveChildBits * i);
-  }
-  return k;
-}
-
 // The runtime matcher's bindings are copied into the compile-time slot layout, so the callback is instantiated once
 // (with StaticMatch) and serves both matchers: half the per-rule compile cost of instantiating it twice.
 template <class P, class F> UOp apply_dynamic(const void* self, const UOp& u, const CtxRef& ctx) {
@@ -390,7 +377,7 @@ class PatternMatcher {
   uint64_t sieve_mask(const UOp& u, const std::vector<Candidate>& cands) const {
     struct Slot { uint64_t key, id, mask; };
     alignas(64) static thread_local Slot cache[1024];  // id 0 is no matcher's: an empty slot never hits
-    const uint64_t key = detail::sieve_key(u);
+    const uint64_t key = pat::detail::sieve_key(u);
     Slot& s = cache[((key ^ id_) * 0x9E3779B97F4A7C15ull) >> 54];
     if (s.key == key && s.id == id_) [[likely]] return s.mask;
     uint64_t m = 0;

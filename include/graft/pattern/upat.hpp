@@ -84,7 +84,7 @@ struct ArgMatch {
   // (0 == 0.0 == False) share a class, so equal classes are a necessary condition for a match
   constexpr uint8_t arg_class() const {
     switch (kind) {
-      case Int: case Bool: return number_class(double(i));
+      case Int: case Bool: return number_class(i);
       case Float: return number_class(d);
       case Invalid_: return kArgInvalid;
       default: return kArgOther;
@@ -633,28 +633,39 @@ template <class P> [[gnu::always_inline]] inline bool children_ok(const P& p, co
   }
 }
 
-// sieve_ok(p, key): a necessary condition for match that reads only a node's sieve key (sieve_key in
-// pattern/matcher.hpp: the root's dtype, arg class and source count, and op, dtype and arg class of its first two
-// sources), so one answer holds for every node with that key and the PatternMatcher caches it per key (perf: most
-// of a node's candidate rules failed on these facts inside their own call).
+// sieve_ok(p, key): a necessary condition for match that reads only a node's sieve key (sieve_key: the root's
+// dtype, arg class and source count, and op, dtype and arg class of its first two sources), so one answer holds for
+// every node with that key and the PatternMatcher caches it per key (perf: most of a node's candidate rules failed on
+// these facts inside their own call).
 inline constexpr unsigned kSieveChildBits = 14;  // op 7 bits, dtype 4, arg class 3
 static_assert(num_ops <= 128 && size_t(DTypeId::count_) <= 16, "the sieve key holds an op in 7 bits, a dtype in 4");
 constexpr unsigned sieve_code(Ops op, DType dt, uint8_t arg_class) {
   return unsigned(op) | unsigned(dt.index()) << 7 | unsigned(arg_class) << 11;
 }
+// key layout: the root's code, 3 bits of source count (7 = 7 or more), then the codes of sources 0 and 1
+constexpr unsigned sieve_child_shift(size_t i) { return kSieveChildBits + 3 + kSieveChildBits * unsigned(i); }
+inline uint64_t sieve_key(const UOp& u) {
+  const UOpNode* n = u.node();
+  uint64_t k = sieve_code(n->op, n->dtype, n->arg_class) | uint64_t(std::min<uint32_t>(n->nsrc, 7)) << kSieveChildBits;
+  for (uint32_t i = 0; i < std::min<uint32_t>(n->nsrc, 2); i++) {
+    const UOpNode* c = n->srcs()[i].node();
+    k |= uint64_t(sieve_code(c->op, c->dtype, c->arg_class)) << sieve_child_shift(i);
+  }
+  return k;
+}
 template <class C> bool sieve_node_ok(const C& c, unsigned code) {
   if constexpr (requires { &C::alts; }) {
     return true;
   } else {
-    return op_in<C::ops>(Ops(code & 127)) && (c.dtypes.empty() || ((c.dtypes.bits >> ((code >> 7) & 15)) & 1u)) &&
+    return op_in<C::ops>(Ops(code & 127)) && (c.dtypes.empty() || c.dtypes.has(DType(DTypeId((code >> 7) & 15)))) &&
            (c.arg_.any() || c.arg_.arg_class() == (code >> 11));
   }
 }
 template <class P> bool sieve_ok(const P& p, uint64_t key) {
-  // key: root code (its op is the dispatch op), then 3 bits of source count (7 = 7 or more), then two child codes
-  if (!sieve_node_ok(p, unsigned(key & ((1u << kSieveChildBits) - 1)))) return false;
+  constexpr unsigned mask = (1u << kSieveChildBits) - 1;
+  if (!sieve_node_ok(p, unsigned(key) & mask)) return false;  // the root (its op is the dispatch op)
   const unsigned nsrc = unsigned(key >> kSieveChildBits) & 7;
-  auto child = [&](size_t i) { return unsigned(key >> (kSieveChildBits + 3 + kSieveChildBits * i)) & ((1u << kSieveChildBits) - 1); };
+  auto child = [&](size_t i) { return unsigned(key >> sieve_child_shift(i)) & mask; };
   using S = decltype(P::src);
   if constexpr (std::is_same_v<S, NoSrc>) {
     return true;

@@ -239,9 +239,9 @@ template <class = void> std::vector<UOp> apply_reshape(const Shape& in_shape, co
     if (i - i0 == 1 && o - o0 == 1) { axes[i0] = rngs[o0]; continue; }  // the same dim on both sides
     size_t outermost = i0;  // the group's first dim above 1: the flat index is already below its size times the rest
     while (outermost + 1 < i && in_shape[outermost] == 1) outermost++;
-    // a merge into one dim of distinct RANGEs: the sum is simplified once each ADD has symbolic's commutative order
-    bool merge = std::all_of(in_shape.begin() + long(i0), in_shape.begin() + long(i),
-                             [&, j = i0](int64_t d) mutable { return j++ == outermost || d == 1; });
+    // a merge into one dim (the dims after the outermost are 1) of distinct RANGEs: the sum is simplified once each
+    // ADD has symbolic's commutative order
+    bool merge = std::all_of(in_shape.begin() + long(outermost) + 1, in_shape.begin() + long(i), [](int64_t d) { return d == 1; });
     for (size_t k = o0; merge && k < o; k++)
       merge = out_shape[k] == 1 || (rngs[k].op() == Ops::RANGE && is_simple_index(rngs[k]) &&
                                     std::none_of(rngs.begin() + long(o0), rngs.begin() + long(k), [&](const UOp& r) { return r == rngs[k]; }));
@@ -254,14 +254,10 @@ template <class = void> std::vector<UOp> apply_reshape(const Shape& in_shape, co
       acc *= out_shape[k];
     }
     if (!flat) flat = UOp::const_int(0);
-    if (merge) {
-      for (size_t j = i0; j < i; j++) axes[j] = j == outermost ? flat : UOp::const_int(0);
-      continue;
-    }
     for (size_t j = i; j-- > i0;) {
-      if (in_shape[j] == 1) { axes[j] = UOp::const_int(0); continue; }
+      if (in_shape[j] == 1 && j != outermost) { axes[j] = UOp::const_int(0); continue; }  // (all 1: flat is 0)
       axes[j] = j == outermost ? flat : flat % in_shape[j];
-      fresh.push_back(j);
+      if (!merge) fresh.push_back(j);
       if (j != outermost) flat = floordiv(flat, in_shape[j]);
     }
   }
