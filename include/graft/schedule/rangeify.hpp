@@ -5,7 +5,8 @@
 //                     pushed through movement ops (apply_movement_op, PAD validity) and elementwise ops.
 //   remove_stages:    the stage-removal loop (recompute_cost, MAX_RECOMPUTE=8, MAX_SCALAR_RECOMPUTE=64, inlining and
 //                     range replacement).
-//   remove_stage:     STAGE(val, r...) -> BUFFER + AFTER(buf, END(STORE(INDEX(buf.reshape(shape), r...), val), r...)).
+//   remove_stage:     STAGE(val, r...) -> BUFFER + AFTER(buf, END(STORE(INDEX(buf.reshape(shape), r...), val), r...)),
+//                     in one pass with the last reduce simplify.
 // STAGE arg (tinygrad BufferizeOpts) is the tuple (device, removable).
 //   reduce_simplify:  unparented REDUCE ranges (ADD/MAX) and size-1 ranges (a subset of symbolic + pm_reduce_simplify).
 // Not here (yet): pm_reduce_simplify's closed-form collapse (reduce_collapse), the whole-graph symbolic passes around
@@ -607,54 +608,64 @@ inline UOp remove_stages(UOp tsink, RangeCache& rc) {
 
 // ---- reduce simplify (part of tinygrad's `symbolic + pm_reduce_simplify` passes) ----------------------------------
 // reduce_unparented: REDUCE ranges the body does not use are dropped (ADD multiplies by their size, MAX ignores
-// them; MUL is left alone). With flatten_unit_ranges (after remove_stage only: STAGE ranges must stay RANGEs while
-// stages can still be inlined), size-1 RANGEs become 0 and leave END/REDUCE (tinygrad folds them in symbolic and
-// the seed shim needed pm_flatten_range for the END); an END or REDUCE left without ranges is its body.
+// them; MUL is left alone). With flatten_unit_ranges (after the stage-removal loop only: STAGE ranges must stay
+// RANGEs while stages can still be inlined), size-1 RANGEs become 0 and leave END/REDUCE (tinygrad's symbolic folds
+// them); an END or REDUCE left without ranges is its body.
+// One node, its sources already simplified (map_graph order).
+inline UOp reduce_simplify_node(const UOp& x, bool flatten_unit_ranges, RangeCache& rc) {
+  if (flatten_unit_ranges && x.op() == Ops::RANGE && x.src(0).is_const() && x.src(0).arg().as_int() == 1) return UOp::const_int(0);
+  if (x.op() != Ops::REDUCE && x.op() != Ops::END) return x;
+  if (x.op() == Ops::REDUCE && x.nsrc() == 1) return x;  // not rangeified
+  if (x.op() == Ops::REDUCE)  // over an empty range: the identity, whatever the body reads
+    for (const UOp& r : x.src().subspan(1))
+      if (r.op() == Ops::RANGE && r.src(0).is_const() && r.src(0).arg().as_int() == 0) {
+        Ops op = x.arg().tuple()[0].get<Ops>();
+        double id = op == Ops::ADD ? 0.0 : op == Ops::MUL ? 1.0 : dtypes::is_float(x.dtype()) ? -INFINITY : dtypes::min_value(x.dtype());
+        return UOp::const_(x.dtype(), id);
+      }
+  std::vector<UOp> keep, dropped;
+  keep.reserve(x.nsrc());
+  keep.push_back(x.src(0));
+  Ops rop = x.op() == Ops::REDUCE ? x.arg().tuple()[0].get<Ops>() : Ops::NOOP;
+  // perf: only an ADD/MAX REDUCE can drop ranges, so only it needs the body's open ranges
+  const bool can_drop = rop == Ops::ADD || rop == Ops::MAX;
+  static const std::vector<UOp> none;
+  const std::vector<UOp>& used = can_drop ? rc.get(x.src(0)) : none;
+  for (const UOp& r : x.src().subspan(1)) {
+    if (r.op() != Ops::RANGE) continue;  // folded (size 1)
+    bool unparented = can_drop && !std::binary_search(used.begin(), used.end(), r, UOp::AddressLess{});
+    (unparented ? dropped : keep).push_back(r);
+  }
+  if (keep.size() == x.nsrc() && dropped.empty()) return x;
+  UOp ret = keep.size() > 1 ? x.with_src(keep) : x.op() == Ops::REDUCE ? x.src(0).cast(x.dtype()) : x.src(0);
+  if (rop == Ops::ADD)
+    for (const UOp& r : dropped) ret = ret * UOp::const_(ret.dtype(), r.src(0).arg());
+  return ret;
+}
+
 inline UOp reduce_simplify(const UOp& tsink, bool flatten_unit_ranges, RangeCache& rc) {
-  return map_graph(tsink, [&](const UOp& x) -> UOp {
-    if (flatten_unit_ranges && x.op() == Ops::RANGE && x.src(0).is_const() && x.src(0).arg().as_int() == 1) return UOp::const_int(0);
-    if (x.op() != Ops::REDUCE && x.op() != Ops::END) return x;
-    if (x.op() == Ops::REDUCE && x.nsrc() == 1) return x;  // not rangeified
-    if (x.op() == Ops::REDUCE)  // over an empty range: the identity, whatever the body reads
-      for (const UOp& r : x.src().subspan(1))
-        if (r.op() == Ops::RANGE && r.src(0).is_const() && r.src(0).arg().as_int() == 0) {
-          Ops op = x.arg().tuple()[0].get<Ops>();
-          double id = op == Ops::ADD ? 0.0 : op == Ops::MUL ? 1.0 : dtypes::is_float(x.dtype()) ? -INFINITY : dtypes::min_value(x.dtype());
-          return UOp::const_(x.dtype(), id);
-        }
-    std::vector<UOp> keep, dropped;
-    keep.reserve(x.nsrc());
-    keep.push_back(x.src(0));
-    Ops rop = x.op() == Ops::REDUCE ? x.arg().tuple()[0].get<Ops>() : Ops::NOOP;
-    // perf: only an ADD/MAX REDUCE can drop ranges, so only it needs the body's open ranges
-    const bool can_drop = rop == Ops::ADD || rop == Ops::MAX;
-    static const std::vector<UOp> none;
-    const std::vector<UOp>& used = can_drop ? rc.get(x.src(0)) : none;
-    for (const UOp& r : x.src().subspan(1)) {
-      if (r.op() != Ops::RANGE) continue;  // folded (size 1)
-      bool unparented = can_drop && !std::binary_search(used.begin(), used.end(), r, UOp::AddressLess{});
-      (unparented ? dropped : keep).push_back(r);
-    }
-    if (keep.size() == x.nsrc() && dropped.empty()) return x;
-    UOp ret = keep.size() > 1 ? x.with_src(keep) : x.op() == Ops::REDUCE ? x.src(0).cast(x.dtype()) : x.src(0);
-    if (rop == Ops::ADD)
-      for (const UOp& r : dropped) ret = ret * UOp::const_(ret.dtype(), r.src(0).arg());
-    return ret;
-  }, flatten_unit_ranges ? OpSet{Ops::REDUCE, Ops::END, Ops::RANGE} : OpSet{Ops::REDUCE, Ops::END});
+  return map_graph(tsink, [&](const UOp& x) { return reduce_simplify_node(x, flatten_unit_ranges, rc); },
+                   flatten_unit_ranges ? OpSet{Ops::REDUCE, Ops::END, Ops::RANGE} : OpSet{Ops::REDUCE, Ops::END});
 }
 
 // ---- STAGE -> BUFFER + STORE + END ---------------------------------------------------------------------------------
-inline UOp remove_stage(const UOp& tsink) {
-  return map_graph(tsink, [](const UOp& x) -> UOp {
-    if (x.op() != Ops::STAGE) return x;
-    DType dt = dtypes::strong(x.dtype());
-    const Shape& shape = x.shape();
-    UOp buf = new_buffer_uop(graft::prod(shape), dt, stage_device(x));
-    UOp val = x.src(0).dtype() == dt ? x.src(0) : x.src(0).cast(dt);
-    std::span<const UOp> rngs = x.src().subspan(1);
-    UOp st = make_end(make_store(make_index(reshape_to(buf, shape), rngs), val), rngs);
-    return reshape_to(make_after(buf, st), shape);
-  }, OpSet{Ops::STAGE});
+// The STAGE's sources are simplified (its size-1 ranges are 0: they index the buffer and leave the END).
+inline UOp stage_to_buffer(const UOp& x, RangeCache& rc) {
+  DType dt = dtypes::strong(x.dtype());
+  const Shape& shape = x.shape();
+  UOp buf = new_buffer_uop(graft::prod(shape), dt, stage_device(x));
+  UOp val = x.src(0).dtype() == dt ? x.src(0) : x.src(0).cast(dt);
+  std::span<const UOp> rngs = x.src().subspan(1);
+  UOp st = reduce_simplify_node(make_end(make_store(make_index(reshape_to(buf, shape), rngs), val), rngs), true, rc);
+  return reshape_to(make_after(buf, st), shape);
+}
+
+// After the stage-removal loop (tinygrad's "reduce simplify" and "remove stage" passes, whose symbolic folds size-1
+// ranges in both): reduce simplify with size-1 ranges flattened, and every STAGE becomes its buffer, in one pass
+// (perf: three whole-graph passes were ~10 % of scheduling).
+inline UOp remove_stage(const UOp& tsink, RangeCache& rc) {
+  return map_graph(tsink, [&](const UOp& x) { return x.op() == Ops::STAGE ? stage_to_buffer(x, rc) : reduce_simplify_node(x, true, rc); },
+                   OpSet{Ops::REDUCE, Ops::END, Ops::RANGE, Ops::STAGE});
 }
 
 }  // namespace graft::sched

@@ -54,9 +54,7 @@ template <class = void> UOp get_kernel_graph(const UOp& prepared, const UOpSet& 
   RangeCache rc;  // one for the passes below (perf: most of the graph survives each pass, and so do its entries)
   t = reduce_simplify(t, false, rc);  // pre-fusion reduce simplify
   t = remove_stages(t, rc);
-  t = reduce_simplify(t, false, rc);
-  t = remove_stage(t);
-  t = reduce_simplify(t, true, rc);  // size-1 ranges (incl. the new stores') fold away
+  t = remove_stage(t, rc);  // with the reduce simplify after the loop; size-1 ranges fold away
   return split_kernels(t);
 }
 }  // namespace sched
