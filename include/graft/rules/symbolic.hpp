@@ -299,10 +299,15 @@ inline UOp divides(const UOp& u, int64_t v, bool drop_unit = false) {
       UOp d1 = divides(u.src(1), v, drop_unit);
       return d1 ? d0 + d1 : UOp();
     }
-    case Ops::MUL:
+    case Ops::MUL: {
+      // a CONST factor equal to v leaves the other factor (without building the CONST 1 first)
+      auto is_v = [&](const UOp& q) { return drop_unit && is_c(q) && ival(q) == v; };
+      if (is_v(u.src(0))) return u.src(1);
       if (UOp d0 = divides(u.src(0), v, drop_unit)) return unit(d0) ? u.src(1) : d0 * u.src(1);
+      if (is_v(u.src(1))) return u.src(0);
       if (UOp d1 = divides(u.src(1), v, drop_unit)) return unit(d1) ? u.src(0) : u.src(0) * d1;
       return UOp();
+    }
     case Ops::PARAM: case Ops::BUFFER:
       if (u.arg().is_param() && u.arg().param().multiple_of % v == 0) return floordiv(u, v);
       return UOp();
@@ -594,12 +599,16 @@ inline detail::Interval binop_bounds(Ops op, const UOp& a, const UOp& b) {
 inline detail::Interval const_bounds(int64_t v) { return detail::Interval::ints(v, v); }
 
 // The additive decomposition of x that fold_divmod_general's const-divisor steps use: x = x_peeled + cst,
-// x_peeled = sum(uops_no_const), each u = factors[i] * terms[i] (terms only when `decomposed`). It depends only on x,
-// so nest_by_factor's nested calls on x//f reuse it instead of splitting and dividing again.
+// x_peeled = sum(uops_no_const), each u = factors[i] * t[i] (once `decomposed`). It depends only on x, so
+// nest_by_factor's nested calls on x//f reuse it instead of splitting and dividing again.
+// t comes in two forms: as divides() builds it, with its unit factors (x*4 / 4 = x*1, as tinygrad builds it), and
+// without them (x). A rule's own result may use the second: the driver would rewrite x*1 straight back to x (perf:
+// interning x*1, its CONST 1 and that rewrite were ~10 % of a `(x*4+y)//4`). nest_by_factor ranks its candidates by
+// node count, so they use the first, made only when it runs.
 struct DivmodTerms {
   UOp x_peeled;
   int64_t cst = 0;
-  Terms uops_no_const, terms;
+  Terms uops_no_const;
   SmallVec<int64_t, 8> factors;
   bool decomposed = false;
   explicit DivmodTerms(const UOp& x) {
@@ -610,12 +619,21 @@ struct DivmodTerms {
     if (decomposed) return true;
     for (const UOp& u : uops_no_const) {
       int64_t f = const_factor(u);
-      UOp t = divides(u, f);
+      UOp t = divides(u, f, true);  // succeeds exactly when divides(u, f) does
       if (!t) return false;
-      terms.push_back(t), factors.push_back(f);
+      lean_.push_back(t), factors.push_back(f);
     }
     return decomposed = true;
   }
+  // the terms t (after decompose()), with their unit factors when `with_units`
+  const Terms& terms(bool with_units) {
+    if (!with_units) return lean_;
+    for (size_t i = full_.size(); i < lean_.size(); i++) full_.push_back(divides(uops_no_const[i], factors[i]));
+    return full_;
+  }
+
+ private:
+  Terms lean_, full_;
 };
 
 // fold_divmod_general on `x op y` (op FLOORMOD when is_mod, else FLOORDIV). d is that node when the caller has it
@@ -664,7 +682,7 @@ template <class = void> UOp fold_divmod(bool is_mod, const UOp& x, const UOp& y,
     }
     // decomposition u = f * t
     if (!xt.decompose()) return UOp();
-    const Terms& terms = xt.terms;
+    const Terms& terms = xt.terms(!d);  // nest_by_factor's candidates (no d) keep the unit factors
     const auto& factors = xt.factors;
     const size_t nt = terms.size();
     // fold_divmod_congruence: each factor f becomes its remainder r = f%c or f%c-c (the closer to 0, both when tied
@@ -767,7 +785,7 @@ template <class = void> UOp fold_divmod(bool is_mod, const UOp& x, const UOp& y,
       } else if (imin(x) >= 0 && imin(newxs) >= 0) {
         UOp b;
         for (size_t i = 0; i < nt; i++)
-          if (int64_t fm = pfloormod(factors[i], dv)) { UOp t = terms[i] * fm; b = b ? b + t : t; }
+          if (int64_t fm = pfloormod(factors[i], dv)) { UOp t = xt.terms(true)[i] * fm; b = b ? b + t : t; }
         if (pfloormod(cst, dv)) b = b ? b + pfloormod(cst, dv) : cint(pfloormod(cst, dv));
         if (!b) b = x.const_like(0);
         if (0 <= imin(b) && imax(b) < dv) {
@@ -816,8 +834,8 @@ template <class = void> UOp fold_divmod(bool is_mod, const UOp& x, const UOp& y,
     if (is_c(y)) {
       int64_t cf = const_factor(u), yv = ival(y);
       if (pfloormod(cf, yv) != cf) {
-        // divides(u, cf) is the decomposition's term when there is one
-        UOp t = xt.decomposed && i < xt.terms.size() ? xt.terms[i] : divides(u, cf);
+        // divides(u, cf) is the decomposition's term when there is one (without unit factors in the rule's own result)
+        UOp t = xt.decomposed && i < xt.uops_no_const.size() ? xt.terms(!d)[i] : divides(u, cf, bool(d));
         if (t) {
           rem.push_back(t * pfloormod(cf, yv));
           quo.push_back(is_mod ? u.const_like(0) : t * pfloordiv(cf, yv));
