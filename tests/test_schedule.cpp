@@ -2,6 +2,7 @@
 // structural checks of the kernel ASTs.
 #include <doctest/doctest.h>
 #include <random>
+#include <set>
 
 #include <graft/graft.hpp>
 
@@ -553,4 +554,34 @@ TEST_CASE("map_graph: a pass visits only the subgraphs that hold an op it touche
   seen.clear();
   CHECK(sched::map_graph(root, bump_max, OpSet{Ops::CAST}) == root);  // nothing to touch: no visit at all
   CHECK(seen.empty());
+}
+
+// split_kernels renumbers ranges and makes PARAMs without tags when the kernel's graph holds no PARAM; a kernel that
+// reads a PARAM already takes the tagged path, where a made PARAM equal to the one it reads stays apart from it
+TEST_CASE("split: a kernel reading a PARAM equal to the one made for its destination keeps both apart") {
+  UOp buf = new_buffer_uop(16, dtypes::float32);
+  ParamArg pa = buf.arg().param();
+  pa.slot = 0;  // exactly the PARAM the split makes for `buf` (slot 0: the STORE destination)
+  UOp in = UOp::make(Ops::PARAM, dtypes::float32, {UOp::shape_arg({16})}, Arg(pa));
+  for (bool reads_param : {true, false}) {
+    UOp src = reads_param ? in : new_buffer_uop(16, dtypes::float32);
+    UOp r = UOp::range(16, sched::kFirstRangeNumber + 7), r2 = UOp::range(4, sched::kFirstRangeNumber + 3);
+    UOp val = sched::make_index(src, std::vector<UOp>{r}) + sched::make_index(src, std::vector<UOp>{r2 * 4});
+    UOp st = sched::make_end(sched::make_store(sched::make_index(buf, std::vector<UOp>{r}), val), std::vector<UOp>{r, r2});
+    UOp g = sched::split_kernels(UOp::sink({sched::make_after(buf, st)}));
+    std::vector<UOp> calls = ops_of(g, Ops::CALL);
+    REQUIRE(calls.size() == 1);
+    const UOp& call = calls[0];
+    REQUIRE(call.nsrc() == 3);  // body, destination, source
+    CHECK(call.src(1) == buf);
+    CHECK(call.src(2) == src);
+    std::set<int64_t> read_slots, range_numbers;
+    for (const UOp& u : call.src(0).toposort()) {
+      CHECK(u.tag().is_none());
+      if (u.op() == Ops::RANGE) range_numbers.insert(u.arg().tuple()[0].as_int());
+      if (u.op() == Ops::INDEX && u.src(0).op() == Ops::PARAM) read_slots.insert(u.src(0).arg().param().slot);
+    }
+    CHECK(read_slots == std::set<int64_t>{0, 1});
+    CHECK(range_numbers == std::set<int64_t>{0, 1});
+  }
 }

@@ -342,8 +342,11 @@ template <class = void> UOp mop_index(const UOp& r, const UOp& idx) {
 }
 
 // ---- range creation / migration rule tables ---------------------------------------------------------------------
+// rangeify numbers its ranges from here: split_kernels renumbers each kernel's ranges 0, 1, ... without tagging
+// them, and a renumbered range must never be hash-consed into one of the ranges still waiting to be renumbered
+inline constexpr int64_t kFirstRangeNumber = int64_t(1) << 40;
 struct RangeCtx {
-  int64_t next = 0;
+  int64_t next = kFirstRangeNumber;
 };
 
 inline UOp rangeify_on_reduce(RangeCtx& ctx, const UOp& red, const UOp& idx) {

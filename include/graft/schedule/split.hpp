@@ -17,6 +17,19 @@ struct SplitCtx {
   std::unordered_map<UOp, int64_t> buffers;
   std::vector<UOp> vars;  // Variables (0-d ALU BUFFERs), by variable slot
   int64_t range_number = -1;
+  // The rules must leave what they made (the driver visits results again). A kernel whose graph holds no PARAM and
+  // whose ranges come from rangeify (numbered from kFirstRangeNumber) knows them apart from its own nodes: made PARAMs
+  // are listed, renumbered ranges are below kFirstRangeNumber. Otherwise (a PARAM in the input could be hash-consed
+  // with a made one) they are tagged, as tinygrad does, and the tags are removed afterwards (perf: that removal
+  // rebuilt every kernel body a second time, ~5 % of scheduling).
+  bool tagged = false;
+  detail::NodeSet made;
+  bool is_made(const UOp& u) const { return tagged ? !u.tag().is_none() : made.contains(u.node()); }
+  UOp param(DType dt, const Shape& shape, ParamArg p) {
+    UOp u = UOp::make(Ops::PARAM, dt, {UOp::shape_arg(shape)}, Arg(std::move(p)), tagged ? Arg(true) : Arg());
+    if (!tagged) made.insert(u.node());  // kept alive by the rewrite that made it
+    return u;
+  }
 };
 
 // a variable inside a kernel body -> ALU PARAM(slot = its index among the kernel's variables)
@@ -25,11 +38,11 @@ inline UOp split_var(SplitCtx& ctx, const UOp& var) {
   if (i == ctx.vars.size()) ctx.vars.push_back(var);
   ParamArg p = var.arg().param();
   p.slot = int64_t(i);
-  return UOp::make(Ops::PARAM, var.dtype(), {UOp::shape_arg({})}, Arg(std::move(p)), Arg(true));
+  return ctx.param(var.dtype(), {}, std::move(p));
 }
 
 inline UOp split_buffer(SplitCtx& ctx, const UOp& u) {
-  if (!u.tag().is_none()) return UOp();
+  if (ctx.is_made(u)) return UOp();
   if (u.is_variable()) return split_var(ctx, u);
   UOp b = u;
   while (b.op() == Ops::AFTER) b = b.src(0);
@@ -44,7 +57,8 @@ inline UOp split_buffer(SplitCtx& ctx, const UOp& u) {
   }
   ParamArg p = b.arg().param();
   p.slot = slot;
-  return UOp::make(Ops::PARAM, p.dtype, {UOp::shape_arg({graft::prod(b.shape())})}, Arg(std::move(p)), Arg(true));
+  DType dt = p.dtype;
+  return ctx.param(dt, {graft::prod(b.shape())}, std::move(p));
 }
 
 template <class = void> const PatternMatcher& pm_split_graph() {
@@ -53,8 +67,8 @@ template <class = void> const PatternMatcher& pm_split_graph() {
            [](const auto& m, SplitCtx& ctx) { return split_buffer(ctx, m["u"]); }),
       rule(pat::op<Ops::RANGE>().template named<"u">(), [](const auto& m, SplitCtx& ctx) -> UOp {
         const UOp& u = m["u"];
-        if (!u.tag().is_none()) return UOp();
-        return u.replace({.arg = Arg{Arg(++ctx.range_number), u.arg().tuple().back()}, .tag = Arg(true)});
+        if (ctx.tagged ? !u.tag().is_none() : u.arg().tuple()[0].as_int() < kFirstRangeNumber) return UOp();
+        return u.replace({.arg = Arg{Arg(++ctx.range_number), u.arg().tuple().back()}, .tag = ctx.tagged ? Arg(true) : Arg()});
       }),
   };
   static const PatternMatcher both = pm_range_migration() + pm;
@@ -63,7 +77,9 @@ template <class = void> const PatternMatcher& pm_split_graph() {
 
 template <class = void> UOp split_store(const UOp& x) {
   SplitCtx ctx;
-  UOp body = remove_all_tags(graph_rewrite(x, pm_split_graph(), ctx, {.bottom_up = true}));
+  ctx.tagged = x.slice_ops().has(Ops::PARAM);
+  UOp body = graph_rewrite(x, pm_split_graph(), ctx, {.bottom_up = true});
+  if (ctx.tagged) body = remove_all_tags(body);
   std::vector<UOp> s{UOp::sink({body})};
   s.insert(s.end(), ctx.call_args.begin(), ctx.call_args.end());
   s.insert(s.end(), ctx.vars.begin(), ctx.vars.end());
