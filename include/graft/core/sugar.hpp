@@ -27,6 +27,7 @@ inline std::pair<UOp, UOp> broadcasted(const UOp& x, const UOp& y) {
   return {promote_to(x, out), promote_to(y, out)};
 }
 inline UOp binop(Ops op, const UOp& x, const UOp& y) {
+  if (x.dtype() == y.dtype()) return x.alu(op, y);  // perf: nothing to promote (most index math), no copies
   auto [a, b] = broadcasted(x, y);
   return a.alu(op, b);
 }

@@ -1104,6 +1104,12 @@ template <class = void> PatternMatcher make_phase2() {
            [](const auto& m) {
              const UOp& u = m[x];
              if (dtypes::is_float(u.dtype()) || u.dtype() == dtypes::void_) return UOp();
+             // perf: read the bounds as they are cached (vmin()/vmax() build an Arg each)
+             const detail::Interval& iv = detail::cached_minmax(u);
+             if (!iv.is_float) {
+               if (iv.lo != iv.hi || iv.lo == detail::kI64Min || iv.lo == detail::kI64Max) return UOp();
+               return u.const_like(detail::interval_value(iv, u.dtype(), false));
+             }
              Arg lo = u.vmin(), hi = u.vmax();
              if (!(lo == hi) || lo.as_int() == detail::kI64Min || lo.as_int() == detail::kI64Max) return UOp();
              return u.const_like(lo);
