@@ -441,18 +441,21 @@ inline std::optional<int64_t> recompute_cost(const UOp& x, std::unordered_set<UO
 }
 
 inline UOp inline_stage_index(const UOp& stage, const UOp& idx) {
-  std::unordered_map<UOp, UOp> rep;
-  for (size_t i = 1; i < stage.nsrc() && i < idx.nsrc(); i++) rep.emplace(stage.src(i), idx.src(i));
-  std::unordered_map<UOp, UOp> cache;
-  std::function<UOp(const UOp&)> replace = [&](const UOp& x) -> UOp {
-    if (auto it = rep.find(x); it != rep.end()) return it->second;
+  NodeMap<const UOpNode*> rep;  // stage range -> the index's value (stage and idx keep both alive)
+  for (size_t i = 1; i < stage.nsrc() && i < idx.nsrc(); i++) rep.try_emplace(stage.src(i).node(), idx.src(i).node());
+  NodeMap<UOp> cache;  // node of the stage's value -> its replacement (perf: node-keyed tables, no std::function)
+  auto replace = [&](auto& self, const UOp& x) -> UOp {
+    if (const UOpNode* const* r = rep.find(x.node())) return UOp::borrow(*r);
     if (has_buffer_identity(x) || x.op() == Ops::STAGE) return x;
-    if (auto it = cache.find(x); it != cache.end()) return it->second;
+    if (const UOp* c = cache.find(x.node())) return *c;
     std::vector<UOp> ns;
-    for (const UOp& s : x.src()) ns.push_back(replace(s));
-    return cache[x] = x.with_src(ns);
+    ns.reserve(x.nsrc());
+    for (const UOp& s : x.src()) ns.push_back(self(self, s));
+    UOp r = x.with_src(ns);
+    cache.try_emplace(x.node(), r);
+    return r;
   };
-  return replace(stage.src(0));
+  return replace(replace, stage.src(0));
 }
 
 inline bool in_backward_slice(const UOp& root, Ops op) { return root.slice_ops().has(op); }  // no walk: nodes carry it
