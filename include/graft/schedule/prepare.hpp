@@ -2,8 +2,9 @@
 //   transform_to_call-lite: every output of schedule() gets a fresh BUFFER and `AFTER(buf, STORE(buf.reshape(shape),
 //   value))`; CONTIGUOUS inside the graph likewise (its consumers read `AFTER(...).reshape(shape)`); DETACH and
 //   CONTIGUOUS_BACKWARD are dropped.
-//   expand_broadcast: Binary/Ternary/STORE sources of different shapes get an explicit expand (RESHAPE + EXPAND +
-//   PERMUTE, as Tensor.expand builds it) so one index tuple fits every source.
+//   expand_broadcast: STORE sources of different shapes get an explicit expand here (RESHAPE + EXPAND +
+//   PERMUTE, as Tensor.expand builds it) so one index tuple fits every source; Binary/Ternary sources get theirs when
+//   rangeify first indexes the ALU (add_stages counts the consumers those expands add).
 //   STORE of shape () is reshaped to (1,).
 //   mop_cleanup-lite (RESHAPE chains merged, no-op RESHAPEs dropped) and movement ops under AFTER moved above it.
 // Not here (yet): COPY, CALL/FUNCTION args, multi-device, size-0 folding, store hazards, movement ops in SINK/AFTER deps.
@@ -79,27 +80,33 @@ inline UOp store_to_new_buffer(const UOp& value) {
   return make_after(buf, make_store(reshape_to(buf, s), v));
 }
 
-// expand_broadcast + STORE () -> (1,)
+// An ALU that broadcasts implicitly (Binary/Ternary with sources of different shapes) gets the explicit expands of its
+// sources when rangeify first indexes it (perf: expanding them in prepare_graph rebuilt the whole tensor graph above
+// its leaves, ~5 % of scheduling); add_stages counts the reads those expands add.
+inline constexpr OpSet kImplicitBroadcast = GroupOp::Binary | GroupOp::Ternary;
+inline bool broadcasts(const UOp& x, const UOp& s) { return kImplicitBroadcast.has(x.op()) && !(s.shape() == x.shape()); }
+// how many times an expand of source s to x's shape reads each of its elements (add_stages: EXPAND multiplies)
+inline int64_t broadcast_factor(const UOp& x, const UOp& s) { return graft::prod(x.shape()) / std::max<int64_t>(1, graft::prod(s.shape())); }
+
+// x's sources expanded to the shape of x
+inline std::vector<UOp> expand_sources(const UOp& x) {
+  std::vector<const Shape*> shapes;
+  for (const UOp& s : x.src()) shapes.push_back(&s.shape());
+  Shape bs = *detail::broadcast_shapes(x.op(), shapes);
+  std::vector<UOp> ns;
+  for (const UOp& s : x.src()) ns.push_back(expand_to(s, bs));
+  return ns;
+}
+
+// STORE sources broadcast to one shape + STORE () -> (1,)
 inline UOp prepare_graph(const UOp& sink) {
-  static constexpr OpSet bcast = GroupOp::Binary | GroupOp::Ternary | OpSet{Ops::STORE};
   return map_graph(sink, [](const UOp& x) -> UOp {
+    if (x.op() != Ops::STORE) return x;
     UOp r = x;
-    if (bcast.has(x.op())) {
-      bool same = true;
-      for (const UOp& s : x.src()) same &= s.has_shape() && s.shape() == x.src(0).shape();
-      if (!same) {
-        std::vector<const Shape*> shapes;
-        for (const UOp& s : x.src()) shapes.push_back(&s.shape());
-        Shape bs = *detail::broadcast_shapes(x.op(), shapes);
-        std::vector<UOp> ns;
-        for (const UOp& s : x.src()) ns.push_back(expand_to(s, bs));
-        r = x.with_src(ns);
-      }
-    }
-    if (r.op() == Ops::STORE && r.src(1).shape().empty())
-      r = make_store(reshape_to(r.src(0), {1}), reshape_to(r.src(1), {1}));
+    if (!(x.src(0).shape() == x.src(1).shape())) r = x.with_src(expand_sources(x));
+    if (r.src(1).shape().empty()) r = make_store(reshape_to(r.src(0), {1}), reshape_to(r.src(1), {1}));
     return r;
-  }, bcast);
+  }, OpSet{Ops::STORE});
 }
 
 // Store rules on the tensor graph (tinygrad rangeify.py "store rules"), one post-order pass before lowering:

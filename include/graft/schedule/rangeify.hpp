@@ -1,6 +1,6 @@
 // rangeify2 (seed tinygrad/schedule/rangeify2.py), the passes between preparation and kernel splitting:
-//   add_stages:       consumer counting (fan-out adds, EXPAND multiplies, STORE resets to 1) and STAGE insertion on
-//                     every ALU/REDUCE with a device that is consumed more than once.
+//   add_stages:       consumer counting (fan-out adds, EXPAND and implicit broadcasts multiply, STORE resets to 1)
+//                     and STAGE insertion on every ALU/REDUCE with a device that is consumed more than once.
 //   pm_range_creation + pm_range_migration (one bottom-up rewrite, ctx RangeCtx): RANGEs on STORE/STAGE/REDUCE, INDEX
 //                     pushed through movement ops (apply_movement_op, PAD validity) and elementwise ops.
 //   remove_stages:    the stage-removal loop (recompute_cost, MAX_RECOMPUTE=8, MAX_SCALAR_RECOMPUTE=64, inlining and
@@ -99,8 +99,9 @@ inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
     }
     if (u.op() == Ops::STORE) c = 1;
     if (u.op() == Ops::EXPAND) c *= graft::prod(u.shape()) / std::max<int64_t>(1, graft::prod(u.src(0).shape()));
-    for (size_t i = 0; i < u.nsrc(); i++)
-      if (u.op() != Ops::STORE || i > 0) *consumes.try_emplace(u.src(i).node(), 0).first += c;
+    for (size_t i = 0; i < u.nsrc(); i++)  // a source broadcast implicitly counts as its expand would
+      if (u.op() != Ops::STORE || i > 0)
+        *consumes.try_emplace(u.src(i).node(), 0).first += broadcasts(u, u.src(i)) ? c * broadcast_factor(u, u.src(i)) : c;
   }
   if (stage_opts_of.size() == 0) return tsink;
   // each chosen node, rebuilt on its staged sources, gets its STAGE (perf: one pass; tinygrad substitutes tagged
@@ -394,8 +395,9 @@ template <class = void> const PatternMatcher& pm_range_migration() {
         if (GroupOp::Movement.has(b.op())) return mop_index(b, idx);
         if (b.op() == Ops::BITCAST && b.src(0).shape() != b.shape()) throw Error("shape changing bitcast not allowed in rangeify");
         if (GroupOp::Elementwise.has(b.op())) {
-          std::vector<UOp> ns;
-          for (const UOp& s : b.src()) ns.push_back(make_index(s, idx.src().subspan(1)));
+          bool expand = std::any_of(b.src().begin(), b.src().end(), [&](const UOp& s) { return broadcasts(b, s); });
+          std::vector<UOp> ns = expand ? expand_sources(b) : std::vector<UOp>(b.src().begin(), b.src().end());
+          for (UOp& s : ns) s = make_index(s, idx.src().subspan(1));
           return b.with_src(ns);
         }
         return UOp();
