@@ -85,7 +85,7 @@ inline UOp store_to_new_buffer(const UOp& value) {
 // its leaves, ~5 % of scheduling); add_stages counts the reads those expands add.
 inline constexpr OpSet kImplicitBroadcast = GroupOp::Binary | GroupOp::Ternary;
 inline bool broadcasts(const UOp& x, const UOp& s) { return kImplicitBroadcast.has(x.op()) && !(s.shape() == x.shape()); }
-// how many times an expand of source s to x's shape reads each of its elements (add_stages: EXPAND multiplies)
+// how many times x reads each element of s, an expand (EXPAND, or an implicit broadcast) of s to x's shape
 inline int64_t broadcast_factor(const UOp& x, const UOp& s) { return graft::prod(x.shape()) / std::max<int64_t>(1, graft::prod(s.shape())); }
 
 // x's sources expanded to the shape of x

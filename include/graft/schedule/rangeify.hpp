@@ -98,7 +98,7 @@ inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
       c = 1;
     }
     if (u.op() == Ops::STORE) c = 1;
-    if (u.op() == Ops::EXPAND) c *= graft::prod(u.shape()) / std::max<int64_t>(1, graft::prod(u.src(0).shape()));
+    if (u.op() == Ops::EXPAND) c *= broadcast_factor(u, u.src(0));
     for (size_t i = 0; i < u.nsrc(); i++)  // a source broadcast implicitly counts as its expand would
       if (u.op() != Ops::STORE || i > 0)
         *consumes.try_emplace(u.src(i).node(), 0).first += broadcasts(u, u.src(i)) ? c * broadcast_factor(u, u.src(i)) : c;
@@ -621,7 +621,7 @@ inline UOp remove_stages(UOp tsink, RangeCache& rc) {
 // them); an END or REDUCE left without ranges is its body.
 // One node, its sources already simplified (map_graph order).
 inline UOp reduce_simplify_node(const UOp& x, bool flatten_unit_ranges, RangeCache& rc) {
-  if (flatten_unit_ranges && x.op() == Ops::RANGE && x.src(0).is_const() && x.src(0).arg().as_int() == 1) return UOp::const_int(0);
+  if (flatten_unit_ranges && is_unit_range(x)) return UOp::const_int(0);
   if (x.op() != Ops::REDUCE && x.op() != Ops::END) return x;
   if (x.op() == Ops::REDUCE && x.nsrc() == 1) return x;  // not rangeified
   if (x.op() == Ops::REDUCE)  // over an empty range: the identity, whatever the body reads

@@ -24,9 +24,13 @@ struct SplitCtx {
   // rebuilt every kernel body a second time, ~5 % of scheduling).
   bool tagged = false;
   detail::NodeSet made;
+  Arg tag() const { return tagged ? Arg(true) : Arg(); }  // of what the rules make
   bool is_made(const UOp& u) const { return tagged ? !u.tag().is_none() : made.contains(u.node()); }
+  bool is_renumbered(const UOp& range) const {
+    return tagged ? !range.tag().is_none() : range.arg().tuple()[0].as_int() < kFirstRangeNumber;
+  }
   UOp param(DType dt, const Shape& shape, ParamArg p) {
-    UOp u = UOp::make(Ops::PARAM, dt, {UOp::shape_arg(shape)}, Arg(std::move(p)), tagged ? Arg(true) : Arg());
+    UOp u = UOp::make(Ops::PARAM, dt, {UOp::shape_arg(shape)}, Arg(std::move(p)), tag());
     if (!tagged) made.insert(u.node());  // kept alive by the rewrite that made it
     return u;
   }
@@ -67,8 +71,8 @@ template <class = void> const PatternMatcher& pm_split_graph() {
            [](const auto& m, SplitCtx& ctx) { return split_buffer(ctx, m["u"]); }),
       rule(pat::op<Ops::RANGE>().template named<"u">(), [](const auto& m, SplitCtx& ctx) -> UOp {
         const UOp& u = m["u"];
-        if (ctx.tagged ? !u.tag().is_none() : u.arg().tuple()[0].as_int() < kFirstRangeNumber) return UOp();
-        return u.replace({.arg = Arg{Arg(++ctx.range_number), u.arg().tuple().back()}, .tag = ctx.tagged ? Arg(true) : Arg()});
+        if (ctx.is_renumbered(u)) return UOp();
+        return u.replace({.arg = Arg{Arg(++ctx.range_number), u.arg().tuple().back()}, .tag = ctx.tag()});
       }),
   };
   static const PatternMatcher both = pm_range_migration() + pm;
