@@ -551,16 +551,25 @@ TEST_CASE("pattern matcher: the sieve, shape, payload and shared-name pre-checks
                        UOp::const_bool(false) | (a < b), a.cast(dtypes::int32) + UOp::const_(dtypes::int32, 1)})
     pool.push_back(u);
   auto first = [](const auto& m) { return UOp::sink({m[x]}); };
-  // nodes of the right shape that names_ok / children_ok turn away; nodes of the root op that the sieve turns away
-  size_t name_rejects = 0, payload_rejects = 0, sieve_rejects = 0;
+  // nodes of the right shape that names_ok / children_ok turn away; nodes of the root op that the sieve turns away;
+  // nodes of the right shape without the repeat a repeated name needs (first_repeat_depth)
+  size_t name_rejects = 0, payload_rejects = 0, sieve_rejects = 0, repeat_rejects = 0;
   auto check_pattern = [&](const auto& pattern, std::source_location loc = std::source_location::current()) {
     INFO("pattern at line " << loc.line());
     using P = std::remove_cvref_t<decltype(pattern)>;
     PatternMatcher pm{rule(pattern, first)};
+    // the same rule among enough candidates of its root ops for the sieve and the shared repeat check to run
+    auto never = [](const auto&) { return UOp(); };
+    PatternMatcher padded{rule(pattern, first), rule(pat::ops<P::ops>(), never), rule(pat::ops<P::ops>(), never),
+                          rule(pat::ops<P::ops>(), never)};
+    constexpr uint8_t repeat = pat::detail::repeat_depth<P>();
     size_t matched = 0;
     for (const UOp& u : pool) {
       UOp dyn = pm.dynamic().rewrite(u);
       CHECK(pm.rewrite(u) == dyn);
+      CHECK(padded.rewrite(u) == dyn);
+      bool repeat_ok = !repeat || pat::detail::first_repeat_depth(u) <= repeat;
+      repeat_rejects += pat::detail::shape_ok<P>(u) && !repeat_ok;
       bool shape = pat::detail::shape_ok<P>(u), names = shape && pat::detail::names_ok<P>(u);
       bool payload = shape && pat::detail::children_ok(pattern, u);
       name_rejects += shape && !names;
@@ -572,6 +581,7 @@ TEST_CASE("pattern matcher: the sieve, shape, payload and shared-name pre-checks
       CHECK(names);
       CHECK(payload);
       CHECK(sieve);
+      CHECK(repeat_ok);
       matched++;
     }
     CHECK(matched > 0);  // each pattern matches something in the pool, so the implication is not vacuous
@@ -613,6 +623,34 @@ TEST_CASE("pattern matcher: the sieve, shape, payload and shared-name pre-checks
   CHECK(name_rejects > 0);  // and the checks do reject: pool nodes of the right shape without a shared binding,
   CHECK(payload_rejects > 0);  // or with another constant
   CHECK(sieve_rejects > 0);
+  CHECK(repeat_rejects > 0);
+}
+
+// repeat_depth: how deep the second binding of a repeated name lies (0: no repeated name that shallow, or a form the
+// analysis leaves alone); first_repeat_depth: where a node first repeats among a node's children and grandchildren
+TEST_CASE("pattern matcher: the depth of a repeated name, and of a repeated node") {
+  auto y = pat::var<"y">;
+  auto depth = [](const auto& p) { return pat::detail::repeat_depth<std::remove_cvref_t<decltype(p)>>(); };
+  CHECK(depth(x + x) == 1);
+  CHECK(depth(pat::op<Ops::SINK>(x, pat::wild, x)) == 1);
+  CHECK(depth(x * pat::cvar<"c0"> + x * pat::cvar<"c1">) == 2);
+  CHECK(depth((y + x) + x) == 2);
+  CHECK(depth((x + y) * (y + x)) == 2);
+  CHECK(depth(x + y) == 0);                                         // no repeated name
+  CHECK(depth((y + x * pat::cvar<"c">) + x) == 0);                  // the second x is a great-grandchild: not checked
+  CHECK(depth(pat::maximum(pat::any(x * cv, x + cv), x)) == 0);      // alternatives: not analysed
+  CHECK(depth(pat::op<Ops::SINK>(pat::each(x))) == 0);               // a repeat form: not analysed
+  UOp a = UOp::variable("a", 0, 10), b = UOp::variable("b", 0, 10), c = UOp::variable("c", 0, 10);
+  CHECK(pat::detail::first_repeat_depth(a + a) == 1);
+  CHECK(pat::detail::first_repeat_depth((a + b) + a) == 2);                // a child and a grandchild
+  CHECK(pat::detail::first_repeat_depth((a + b) * (b + c)) == 2);          // two grandchildren
+  CHECK(pat::detail::first_repeat_depth((a + b) * (c + 3)) == 3);          // none
+  CHECK(pat::detail::first_repeat_depth((a + b) * (c + 3), 1) == 2);       // only the children looked at
+  CHECK(pat::detail::first_repeat_depth(UOp::const_int(1)) == 3);
+  // a node with more than 16 children and grandchildren: no claim past the children
+  std::vector<UOp> wide;
+  for (int i = 0; i < 9; i++) wide.push_back(UOp::variable("w" + std::to_string(i), 0, 10) + i);
+  CHECK(pat::detail::first_repeat_depth(UOp::sink(wide)) == 2);
 }
 
 // The sieve's per-thread cache: a matcher with enough rules on one op to use it, nodes whose keys differ in each part

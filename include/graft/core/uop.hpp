@@ -389,7 +389,8 @@ class NodeSet {
   size_t mask_ = 31, size_ = 0;
 };
 
-// Node memory: BlockPool above for the common sizes (0-4 sources), operator new for the rest.
+// Node memory: BlockPool above for the common sizes (0-8 sources: the INDEX of a 4-D tensor has 5),
+// operator new for the rest.
 struct NodePool {
   static constexpr size_t bytes(size_t nsrc) { return sizeof(UOpNode) + nsrc * sizeof(UOp); }
   static void* alloc(size_t nsrc, bool& carved) {
@@ -399,6 +400,10 @@ struct NodePool {
       case 2: return BlockPool<bytes(2)>::alloc(carved);
       case 3: return BlockPool<bytes(3)>::alloc(carved);
       case 4: return BlockPool<bytes(4)>::alloc(carved);
+      case 5: return BlockPool<bytes(5)>::alloc(carved);
+      case 6: return BlockPool<bytes(6)>::alloc(carved);
+      case 7: return BlockPool<bytes(7)>::alloc(carved);
+      case 8: return BlockPool<bytes(8)>::alloc(carved);
       default: carved = false; return ::operator new(bytes(nsrc));
     }
   }
@@ -409,6 +414,10 @@ struct NodePool {
       case 2: return BlockPool<bytes(2)>::free(p, carved);
       case 3: return BlockPool<bytes(3)>::free(p, carved);
       case 4: return BlockPool<bytes(4)>::free(p, carved);
+      case 5: return BlockPool<bytes(5)>::free(p, carved);
+      case 6: return BlockPool<bytes(6)>::free(p, carved);
+      case 7: return BlockPool<bytes(7)>::free(p, carved);
+      case 8: return BlockPool<bytes(8)>::free(p, carved);
       default: ::operator delete(p);
     }
   }
@@ -760,11 +769,14 @@ template <class Enter, class Visit> void post_order(const UOpNode* root, Enter&&
 
 // `gate(x)` false: x and its sources are skipped (unless reached another way).
 inline std::vector<UOp> UOp::toposort(const std::function<bool(const UOp&)>& gate) const {
-  std::vector<UOp> out;
+  detail::Scratch<const UOpNode*> order;  // perf: one allocation of the exact size instead of a doubling vector
   detail::NodeSet seen;
   detail::post_order(
       n_, [&](const UOpNode* n) { return seen.insert(n) && (!gate || gate(borrow(n))); },
-      [&](const UOpNode* n) { out.push_back(UOp(n, false)); });
+      [&](const UOpNode* n) { order->push_back(n); });
+  std::vector<UOp> out;
+  out.reserve(order->size());
+  for (const UOpNode* n : *order) out.push_back(UOp(n, false));
   return out;
 }
 

@@ -3,6 +3,8 @@
 // std::unordered_map's per-entry allocation dominated.
 #pragma once
 #include <cstddef>
+#include <cstring>
+#include <type_traits>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -110,17 +112,28 @@ template <class V> class NodeMap {
   }
 
  private:
-  struct Slot {  // key and value side by side: one cache line per probe
-    const UOpNode* key = nullptr;
-    V value{};
+  struct Slot {  // key and value side by side: one cache line per probe; all-zero bytes is the empty slot
+    const UOpNode* key;
+    V value;
   };
   static Slot* empty_slot() {
-    static Slot s;  // read only: its key stays null
+    static Slot s{};  // read only: its key stays null
     return &s;
+  }
+  // a table of n empty slots (perf: a memset instead of a store loop when V is trivial, ~5 % of a large rewrite's
+  // instructions went to value-initializing the doubled tables slot by slot)
+  static Slot* new_slots(size_t n) {
+    if constexpr (std::is_trivial_v<V>) {
+      Slot* p = new Slot[n];
+      std::memset(static_cast<void*>(p), 0, n * sizeof(Slot));
+      return p;
+    } else {
+      return new Slot[n]();
+    }
   }
   size_t slot(const UOpNode* p) const { return detail::node_slot(p, mask_); }
   void rehash(size_t n) {
-    std::unique_ptr<Slot[]> old = std::exchange(storage_, std::unique_ptr<Slot[]>(new Slot[n]()));
+    std::unique_ptr<Slot[]> old = std::exchange(storage_, std::unique_ptr<Slot[]>(new_slots(n)));
     size_t old_n = old ? mask_ + 1 : 0;  // none before the first insert (slots_ was the empty slot)
     slots_ = storage_.get(), mask_ = n - 1;
     for (size_t j = 0; j < old_n; j++) {

@@ -354,6 +354,69 @@ template <class P> constexpr OpSet early_reject() {
   return r;
 }
 
+// repeat_depth<P>(): where a repeated name forces a node to appear twice under the root. A repeated name binds one
+// node at two distinct positions of the matched node's tree (the matcher maps pattern children to distinct sources),
+// so a rule whose repeated name sits at depths <= D cannot match a node whose children and grandchildren down to
+// depth D are all distinct nodes. Returns the smallest such D (1: two children, x + x; 2: a child and a grandchild or
+// two grandchildren, x*c0 + x*c1, (y+x)+x), or 0 when no repeated name lies that shallow or the pattern has
+// alternatives or a repeat form (not analysed). The matcher checks the node once and skips every such rule.
+inline constexpr uint8_t kMaxRepeatDepth = 2;
+struct NameDepths {
+  std::array<std::string_view, 32> name{};
+  std::array<uint8_t, 32> depth{};
+  size_t n = 0;
+  bool opaque = false;
+};
+template <class P> constexpr void collect_depths(NameDepths& t, uint8_t d) {
+  if constexpr (requires { &P::alts; }) {
+    t.opaque = true;
+  } else {
+    if (!P::name.empty()) {
+      if (t.n == t.name.size()) t.opaque = true;
+      else t.name[t.n] = P::name, t.depth[t.n++] = d;
+    }
+    using S = decltype(P::src);
+    if constexpr (requires { &S::p; }) t.opaque = true;
+    else if constexpr (requires { &S::ps; })
+      [&]<class... C>(List<C...>*) { (collect_depths<C>(t, uint8_t(d + 1)), ...); }(static_cast<decltype(S::ps)*>(nullptr));
+  }
+}
+template <class P> constexpr uint8_t repeat_depth() {
+  NameDepths t;
+  collect_depths<P>(t, 0);
+  if (t.opaque) return 0;
+  uint8_t best = 0;
+  for (size_t i = 0; i < t.n; i++)
+    for (size_t j = i + 1; j < t.n; j++)
+      if (t.name[i] == t.name[j]) {
+        uint8_t d = std::max(t.depth[i], t.depth[j]);
+        if (!best || d < best) best = d;
+      }
+  return best <= kMaxRepeatDepth ? best : 0;
+}
+
+// the shallowest depth (1 or 2) at which a node appears twice among u's children and grandchildren, or 3 when none
+// does: rules with repeat_depth below it cannot match u. Looks no deeper than max_depth (a result above it only
+// says that there is no repeat down to max_depth).
+inline uint8_t first_repeat_depth(const UOp& u, uint8_t max_depth = 2) {
+  const size_t n = u.nsrc();
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      if (u.src(i) == u.src(j)) return 1;
+  if (max_depth < 2 || n > 16) return 2;
+  const UOpNode* seen[16];
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) seen[k++] = u.src(i).node();
+  for (size_t i = 0; i < n; i++)
+    for (const UOp& g : u.src(i).src()) {
+      if (k == 16) return 2;  // too many to compare: no claim about depth 2
+      for (size_t j = 0; j < k; j++)
+        if (seen[j] == g.node()) return 2;
+      seen[k++] = g.node();
+    }
+  return 3;
+}
+
 // nth permutation of k items in lexicographic (itertools.permutations) order
 template <size_t K> constexpr std::array<std::array<uint8_t, K>, [] { size_t f = 1; for (size_t i = 2; i <= K; i++) f *= i; return f; }()>
     perm_table = [] {

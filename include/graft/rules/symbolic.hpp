@@ -446,7 +446,9 @@ inline int arg_cmp(const Arg& a, const Arg& b) {
 inline int tuplize_cmp(const UOp& a, const UOp& b) {
   if (a == b) return 0;
   if (a.op() != b.op()) return a.op() < b.op() ? -1 : 1;
-  if (int c = arg_cmp(a.arg(), b.arg())) return c;
+  // perf: two ALU nodes (no arg) need no call (the commutative rule compares down the left spines of two sums)
+  if (a.arg().value().index() | b.arg().value().index())
+    if (int c = arg_cmp(a.arg(), b.arg())) return c;
   if (a.dtype() != b.dtype()) return a.dtype() < b.dtype() ? -1 : 1;
   for (size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); i++)
     if (int c = tuplize_cmp(a.src(i), b.src(i))) return c;

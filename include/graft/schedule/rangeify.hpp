@@ -114,22 +114,28 @@ inline UOp add_stages(const UOp& tsink, const UOpSet& persistent = {}) {
 
 // ---- open ranges (tinygrad UOp.ranges): union of the sources' minus the ones REDUCE/END/STAGE close ----------------
 struct RangeCache {
-  // the reference is valid until the next get() (a later insert may move the table)
-  const std::vector<UOp>& get(const UOp& u) {
-    if (const uint32_t* id = m.find(u)) return sets[*id];
+  // the span is valid until the next get() (a later insert may move the storage)
+  std::span<const UOp> get(const UOp& u) {
+    if (const uint32_t* id = m.find(u)) return set(*id);
     // perf: a node whose sources are all known needs no walk
     if (std::all_of(u.src().begin(), u.src().end(), [&](const UOp& s) { return m.contains(s); })) add(u);
     else
       detail::post_order(u.node(), [&](const UOpNode* n) { return !m.contains(UOp::borrow(n)); },
                          [&](const UOpNode* n) { add(UOp::borrow(n)); });
-    return sets[*m.find(u)];
+    return set(*m.find(u));
   }
 
  private:
   // perf: nodes share their range sets: most nodes have the set of one of their sources, so a node costs a map
-  // entry and no vector of its own. sets[0] is the empty set.
-  UOpMap<uint32_t> m;  // node -> index in sets (handles: keys must not die and be reused while cached)
-  std::vector<std::vector<UOp>> sets = std::vector<std::vector<UOp>>(1);
+  // entry and no set of its own. The sets lie end to end in one array (a vector per set was a malloc each);
+  // set 0 is the empty set.
+  UOpMap<uint32_t> m;  // node -> set id (handles: keys must not die and be reused while cached)
+  std::vector<UOp> ranges;                                 // the sets' elements, each set sorted by address
+  std::vector<std::pair<uint32_t, uint32_t>> sets{{0, 0}};  // set id -> [begin, end) in ranges
+  std::vector<UOp> tmp;                                    // the set being built
+  std::span<const UOp> set(uint32_t id) const {
+    return std::span<const UOp>(ranges.data() + sets[id].first, ranges.data() + sets[id].second);
+  }
   void add(const UOp& x) {
     const bool closes = x.op() == Ops::REDUCE || x.op() == Ops::END || x.op() == Ops::STAGE;
     uint32_t widest = 0;  // a source's set that contains every other source's set, if any
@@ -137,7 +143,7 @@ struct RangeCache {
     for (const UOp& s : x.src()) {
       uint32_t id = *m.find(s);
       if (id == widest || id == 0) continue;
-      const auto &a = sets[widest], &b = sets[id];
+      std::span<const UOp> a = set(widest), b = set(id);
       if (std::includes(b.begin(), b.end(), a.begin(), a.end(), UOp::AddressLess{})) widest = id;
       else if (!std::includes(a.begin(), a.end(), b.begin(), b.end(), UOp::AddressLess{})) one_superset = false;
     }
@@ -145,22 +151,20 @@ struct RangeCache {
       m.try_emplace(x, widest);
       return;
     }
-    std::vector<UOp> r;
-    size_t total = x.op() == Ops::RANGE;
-    for (const UOp& s : x.src()) total += sets[*m.find(s)].size();
-    r.reserve(total);
+    tmp.clear();
     for (const UOp& s : x.src()) {
-      const auto& sr = sets[*m.find(s)];
-      r.insert(r.end(), sr.begin(), sr.end());
+      std::span<const UOp> sr = set(*m.find(s));
+      tmp.insert(tmp.end(), sr.begin(), sr.end());
     }
-    if (x.op() == Ops::RANGE) r.push_back(x);
+    if (x.op() == Ops::RANGE) tmp.push_back(x);
     if (closes)
-      for (size_t i = 1; i < x.nsrc(); i++) std::erase(r, x.src(i));
-    std::sort(r.begin(), r.end(), UOp::AddressLess{});
-    r.erase(std::unique(r.begin(), r.end()), r.end());
-    if (r.empty()) { m.try_emplace(x, 0); return; }
+      for (size_t i = 1; i < x.nsrc(); i++) std::erase(tmp, x.src(i));
+    std::sort(tmp.begin(), tmp.end(), UOp::AddressLess{});
+    tmp.erase(std::unique(tmp.begin(), tmp.end()), tmp.end());
+    if (tmp.empty()) { m.try_emplace(x, 0); return; }
     m.try_emplace(x, uint32_t(sets.size()));
-    sets.push_back(std::move(r));
+    sets.emplace_back(uint32_t(ranges.size()), uint32_t(ranges.size() + tmp.size()));
+    ranges.insert(ranges.end(), tmp.begin(), tmp.end());
   }
 };
 
@@ -427,9 +431,10 @@ template <class = void> const PatternMatcher& pm_range_creation() {
 template <class = void> UOp rangeify(const UOp& tsink, RangeCtx& ctx) { return graph_rewrite(tsink, pm_range_creation(), ctx, {.bottom_up = true}); }
 
 // ---- stage-removal loop ------------------------------------------------------------------------------------------
-inline std::optional<int64_t> recompute_cost(const UOp& x, std::unordered_set<UOp>& seen) {
-  if (seen.count(x) || x.op() == Ops::STAGE || has_buffer_identity(x)) return 0;
-  seen.insert(x);
+// `seen`: nodes already counted (the graph keeps them alive)
+inline std::optional<int64_t> recompute_cost(const UOp& x, detail::NodeSet& seen) {
+  if (seen.contains(x.node()) || x.op() == Ops::STAGE || has_buffer_identity(x)) return 0;
+  seen.insert(x.node());
   if (x.op() == Ops::REDUCE) return std::nullopt;
   int64_t total = GroupOp::Elementwise.has(x.op()) ? 1 : 0;
   bool none = false;
@@ -490,29 +495,37 @@ inline UOp remove_stages(UOp tsink, RangeCache& rc) {
     for (const UOp& u : topo)
       if (u.op() == Ops::INDEX && u.src(0).op() == Ops::STAGE && topo[children(u.src(0))[0]] == u) order.push_back(u.src(0));
     auto is_boundary = [](const UOp& c) { return c.op() == Ops::STAGE || c.op() == Ops::STORE || c.op() == Ops::CALL; };
-    NodeMap<std::vector<UOp>> bcache;
-    std::function<const std::vector<UOp>&(const UOp&)> boundaries = [&](const UOp& x) -> const std::vector<UOp>& {
-      if (const auto* c = bcache.find(x.node())) return *c;
-      std::vector<UOp> r;
+    // the boundaries each node reaches, as [begin, end) in one array (perf: a vector per node was a malloc each);
+    // a span is valid until the next call computes a new set
+    std::vector<UOp> bpool;
+    NodeMap<std::pair<uint32_t, uint32_t>> bcache;
+    auto boundaries_rec = [&](auto& self, const UOp& x) -> std::span<const UOp> {
+      if (const auto* c = bcache.find(x.node())) return {bpool.data() + c->first, bpool.data() + c->second};
+      detail::Scratch<UOp> r;  // one per level of the recursion
       for (uint32_t ci : children(x)) {
         const UOp& c = topo[ci];
-        if (is_boundary(c)) r.push_back(c);
-        else for (const UOp& b : boundaries(c)) r.push_back(b);
+        if (is_boundary(c)) r->push_back(c);
+        else for (const UOp& b : self(self, c)) r->push_back(b);
       }
-      std::sort(r.begin(), r.end(), UOp::AddressLess{});
-      r.erase(std::unique(r.begin(), r.end()), r.end());
-      return *bcache.try_emplace(x.node(), std::move(r)).first;
+      std::sort(r->begin(), r->end(), UOp::AddressLess{});
+      r->erase(std::unique(r->begin(), r->end()), r->end());
+      uint32_t begin = uint32_t(bpool.size());
+      bpool.insert(bpool.end(), r->begin(), r->end());
+      bcache.try_emplace(x.node(), std::pair<uint32_t, uint32_t>{begin, uint32_t(bpool.size())});
+      return {bpool.data() + begin, bpool.data() + bpool.size()};
     };
+    auto boundaries = [&](const UOp& x) { return boundaries_rec(boundaries_rec, x); };
     NodeMap<bool> rcache;
-    std::function<bool(const UOp&)> feeds_reduce = [&](const UOp& x) -> bool {
+    auto feeds_reduce_rec = [&](auto& self, const UOp& x) -> bool {
       if (const bool* c = rcache.find(x.node())) return *c;
       bool r = false;
       for (uint32_t ci : children(x)) {
         const UOp& c = topo[ci];
-        if (c.op() == Ops::REDUCE || (!is_boundary(c) && feeds_reduce(c))) { r = true; break; }
+        if (c.op() == Ops::REDUCE || (!is_boundary(c) && self(self, c))) { r = true; break; }
       }
       return *rcache.try_emplace(x.node(), r).first;
     };
+    auto feeds_reduce = [&](const UOp& x) { return feeds_reduce_rec(feeds_reduce_rec, x); };
     auto boundary_work = [&](const UOp& b) -> std::optional<int64_t> {
       const UOp& value = b.op() == Ops::STORE ? b.src(1) : b.src(0);
       int64_t w = 1;
@@ -525,7 +538,7 @@ inline UOp remove_stages(UOp tsink, RangeCache& rc) {
     auto recompute_work = [&](const std::vector<UOp>& idxs) -> std::optional<int64_t> {
       int64_t total = 0;
       for (const UOp& idx : idxs) {
-        const auto& bs = boundaries(idx);
+        std::span<const UOp> bs = boundaries(idx);
         if (bs.size() != 1) return std::nullopt;
         auto w = boundary_work(bs[0]);
         if (!w) return std::nullopt;
@@ -549,7 +562,7 @@ inline UOp remove_stages(UOp tsink, RangeCache& rc) {
       if (!stage_removable(stage) || !only_indexed) continue;
       const UOp& body = stage.src(0);
       bool inlinable = GroupOp::ALU.has(body.op()) || body.op() == Ops::REDUCE;
-      std::unordered_set<UOp> seen;
+      detail::NodeSet seen;
       std::optional<int64_t> cost = recompute_cost(body, seen);
       if (!inlinable) {
         // passthrough stages don't duplicate compute when indexing is unchanged
@@ -578,7 +591,7 @@ inline UOp remove_stages(UOp tsink, RangeCache& rc) {
         continue;
       }
       const UOp& idx = idxs[0];
-      std::vector<UOp> sb = boundaries(idx);
+      std::span<const UOp> sb = boundaries(idx);
       std::optional<int64_t> bw1 = sb.size() == 1 ? boundary_work(sb[0]) : std::nullopt;
       int64_t work = bw1.value_or(-1);  // -1: unknown (no single boundary or symbolic ranges)
       bool all_const = std::all_of(idx.src().begin() + 1, idx.src().end(), [](const UOp& r) { return r.is_const(); });
@@ -637,8 +650,7 @@ inline UOp reduce_simplify_node(const UOp& x, bool flatten_unit_ranges, RangeCac
   Ops rop = x.op() == Ops::REDUCE ? x.arg().tuple()[0].get<Ops>() : Ops::NOOP;
   // perf: only an ADD/MAX REDUCE can drop ranges, so only it needs the body's open ranges
   const bool can_drop = rop == Ops::ADD || rop == Ops::MAX;
-  static const std::vector<UOp> none;
-  const std::vector<UOp>& used = can_drop ? rc.get(x.src(0)) : none;
+  std::span<const UOp> used = can_drop ? rc.get(x.src(0)) : std::span<const UOp>();
   for (const UOp& r : x.src().subspan(1)) {
     if (r.op() != Ops::RANGE) continue;  // folded (size 1)
     bool unparented = can_drop && !std::binary_search(used.begin(), used.end(), r, UOp::AddressLess{});
