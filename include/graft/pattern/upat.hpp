@@ -400,6 +400,20 @@ template <class P> constexpr uint8_t repeat_depth() {
 // says that there is no repeat down to max_depth).
 inline uint8_t first_repeat_depth(const UOp& u, uint8_t max_depth = 2) {
   const size_t n = u.nsrc();
+  if (n == 2 && u.src(0).nsrc() <= 2 && u.src(1).nsrc() <= 2) {  // a binary node over binary nodes or leaves, mostly
+    const UOp &a = u.src(0), &b = u.src(1);
+    if (a == b) return 1;
+    if (max_depth < 2) return 2;
+    // the grandchildren, absent ones as distinct addresses that are no node's
+    auto at = [](const UOp& c, size_t i, uintptr_t none) {
+      return i < c.nsrc() ? static_cast<const void*>(c.src(i).node()) : reinterpret_cast<const void*>(none);
+    };
+    const void *a0 = at(a, 0, 1), *a1 = at(a, 1, 2), *b0 = at(b, 0, 3), *b1 = at(b, 1, 4);
+    const void *pa = a.node(), *pb = b.node();  // a grandchild that is also a child (never its own parent)
+    bool rep = a0 == pb || a1 == pb || b0 == pa || b1 == pa || a0 == a1 || a0 == b0 || a0 == b1 || a1 == b0 ||
+               a1 == b1 || b0 == b1;
+    return rep ? 2 : 3;
+  }
   for (size_t i = 0; i < n; i++)
     for (size_t j = i + 1; j < n; j++)
       if (u.src(i) == u.src(j)) return 1;

@@ -317,6 +317,26 @@ template <class = void> std::vector<UOp> apply_movement_op(const UOp& r, std::sp
   return out;
 }
 
+
+// INDEX(expand_to(s, shape), idx) for a full index of `shape`, as the migration rules leave it once they have pushed
+// it through the expand's RESHAPE, EXPAND and PERMUTE (each a plain index map, then the reshape's index math), built
+// without those nodes (perf: the expands of a broadcasting ALU and their pushes were ~8 % of an attention schedule).
+// An expand of every dim (RESHAPE to ()) leaves a RESHAPE node, not an INDEX: that one is built the long way.
+template <class = void> UOp broadcast_index(const UOp& s, const Shape& shape, std::span<const UOp> idx) {
+  const Shape& in = s.shape();
+  if (in == shape) return make_index(s, idx);
+  const size_t n_left = shape.size() - std::min(shape.size(), in.size());
+  Shape kept_shape;
+  std::vector<UOp> kept;  // the indices of the dims the expand keeps (not 1 -> n)
+  bool ok = in.size() <= shape.size();
+  for (size_t i = 0; ok && i < in.size(); i++) {
+    ok = in[i] == shape[n_left + i] || in[i] == 1;
+    if (!(in[i] == 1 && shape[n_left + i] != 1)) kept_shape.push_back(in[i]), kept.push_back(idx[n_left + i]);
+  }
+  if (!ok || kept.empty()) return make_index(expand_to(s, shape), idx);
+  return make_index(s, kept_shape == in ? kept : apply_reshape(in, kept_shape, kept));
+}
+
 // INDEX(movement op, idx...) (tinygrad _mop_index)
 template <class = void> UOp mop_index(const UOp& r, const UOp& idx) {
   std::span<const UOp> idxs = idx.src().subspan(1);
@@ -399,9 +419,13 @@ template <class = void> const PatternMatcher& pm_range_migration() {
         if (GroupOp::Movement.has(b.op())) return mop_index(b, idx);
         if (b.op() == Ops::BITCAST && b.src(0).shape() != b.shape()) throw Error("shape changing bitcast not allowed in rangeify");
         if (GroupOp::Elementwise.has(b.op())) {
+          std::span<const UOp> ix = idx.src().subspan(1);
           bool expand = std::any_of(b.src().begin(), b.src().end(), [&](const UOp& s) { return broadcasts(b, s); });
-          std::vector<UOp> ns = expand ? expand_sources(b) : std::vector<UOp>(b.src().begin(), b.src().end());
-          for (UOp& s : ns) s = make_index(s, idx.src().subspan(1));
+          std::vector<UOp> ns;
+          ns.reserve(b.nsrc());
+          if (!expand) for (const UOp& s : b.src()) ns.push_back(make_index(s, ix));
+          else if (ix.size() == b.shape().size()) for (const UOp& s : b.src()) ns.push_back(broadcast_index(s, b.shape(), ix));
+          else for (UOp& s : ns = expand_sources(b)) s = make_index(s, ix);
           return b.with_src(ns);
         }
         return UOp();
