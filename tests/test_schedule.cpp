@@ -589,3 +589,25 @@ TEST_CASE("split: a kernel reading a PARAM equal to the one made for its destina
     CHECK(range_numbers == std::set<int64_t>{0, 1});
   }
 }
+
+// A broadcasting ALU's sources are indexed directly (broadcast_index), without building the expands that Tensor.expand
+// would (RESHAPE, EXPAND, PERMUTE) and pushing the index through each: the INDEX must be the node those pushes end at.
+TEST_CASE("rangeify: a broadcast source's index is the one the expand's movement ops give") {
+  struct Case { Shape in, out; };
+  for (const Case& c : {Case{{5}, {3, 5}}, Case{{4, 1, 6}, {4, 3, 6}}, Case{{1, 5}, {2, 1, 5}}, Case{{2, 1, 1, 3}, {7, 2, 5, 1, 3}},
+                        Case{{1, 1}, {4, 5}}, Case{{3, 1}, {3, 1}}, Case{{1}, {6}}}) {
+    CAPTURE(shape_str(c.in));
+    CAPTURE(shape_str(c.out));
+    UOp buf = new_buffer_uop(graft::prod(c.in), dtypes::float32);
+    UOp src = UOp::make(Ops::RESHAPE, buf.dtype(), {buf, UOp::shape_arg(c.in)});
+    for (bool plain : {true, false}) {  // RANGE indices, and index expressions (the reshape's other paths)
+      std::vector<UOp> idx;
+      for (size_t i = 0; i < c.out.size(); i++)
+        idx.push_back(plain ? UOp::range(c.out[i], int64_t(100 + i)) : floordiv(UOp::range(2 * c.out[i], int64_t(100 + i)), 2));
+      UOp direct = sched::broadcast_index(src, c.out, idx);
+      // the long way: the expand as Tensor.expand builds it, its INDEX pushed by the migration rules
+      UOp want = graph_rewrite(sched::make_index(sched::expand_to(src, c.out), idx), sched::pm_range_migration(), {.bottom_up = true});
+      CHECK(graph_rewrite(direct, sched::pm_range_migration(), {.bottom_up = true}) == want);
+    }
+  }
+}

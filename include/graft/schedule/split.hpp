@@ -14,7 +14,7 @@ namespace graft::sched {
 
 struct SplitCtx {
   std::vector<UOp> call_args;
-  std::unordered_map<UOp, int64_t> buffers;
+  std::vector<UOp> buffers;  // the underlying buffer of each slot (a kernel has few: a linear search, no hashing)
   std::vector<UOp> vars;  // Variables (0-d ALU BUFFERs), by variable slot
   int64_t range_number = -1;
   // The rules must leave what they made (the driver visits results again). A kernel whose graph holds no PARAM and
@@ -51,12 +51,11 @@ inline UOp split_buffer(SplitCtx& ctx, const UOp& u) {
   UOp b = u;
   while (b.op() == Ops::AFTER) b = b.src(0);
   if (!b.arg().is_param() || b.arg().param().addrspace != AddrSpace::GLOBAL) return UOp();
-  int64_t slot;
-  if (auto it = ctx.buffers.find(b); it != ctx.buffers.end()) {
-    slot = it->second;
+  int64_t slot = std::find(ctx.buffers.begin(), ctx.buffers.end(), b) - ctx.buffers.begin();
+  if (size_t(slot) < ctx.buffers.size()) {
     if (u.op() == Ops::AFTER) ctx.call_args[size_t(slot)] = u;
   } else {
-    slot = ctx.buffers[b] = int64_t(ctx.call_args.size());
+    ctx.buffers.push_back(b);
     ctx.call_args.push_back(u);
   }
   ParamArg p = b.arg().param();
