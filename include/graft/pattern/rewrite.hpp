@@ -265,6 +265,10 @@ template <class PM, class BPM> class RewriteContext {
     return nullptr;
   }
   N cached_bpm(N x) {
+    // perf: a node of an op that roots no pre-order rule never rewrites: no cache entry (in the scheduler's bottom-up
+    // passes most nodes are ALUs, constants and ranges that no rule of the pass looks at)
+    if constexpr (requires { bpm_->has_rules_for(x->op); })
+      if (!bpm_->has_rules_for(x->op)) return nullptr;
     if (const N* r = bpm_cache_.find(x)) return *r;
     UOp r = bpm_->rewrite(UOp::borrow(x), ctx_);
     if (r && viz_) [[unlikely]] viz_->step(UOp::borrow(x), r, true);
