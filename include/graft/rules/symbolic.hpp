@@ -402,11 +402,15 @@ inline UOp uop_gcd(std::span<const UOp> uops) {
 }
 
 // tinygrad's structural order `tuplize`: (op, arg, dtype, *src)
-inline int arg_cmp(const Arg& a, const Arg& b);
+inline int arg_cmp_values(const Arg& a, const Arg& b);
+// perf: two missing args (ALU nodes, the common case: the commutative rule compares down the left spines of two
+// sums) compare inline, without a call
+[[gnu::always_inline]] inline int arg_cmp(const Arg& a, const Arg& b) {
+  return (a.value().index() | b.value().index()) == 0 ? 0 : arg_cmp_values(a, b);
+}
 template <class T> int three_way(const T& x, const T& y) { return x < y ? -1 : y < x ? 1 : 0; }
-inline int arg_cmp(const Arg& a, const Arg& b) {
+inline int arg_cmp_values(const Arg& a, const Arg& b) {
   const size_t ia = a.value().index(), ib = b.value().index();
-  if (ia == 0 && ib == 0) return 0;  // perf: two ALU nodes (no arg), the common case
   if (a.is_number() && b.is_number()) {
     if (a.is<double>() || b.is<double>()) return three_way(a.as_double(), b.as_double());
     return three_way(a.as_int(), b.as_int());
@@ -446,9 +450,7 @@ inline int arg_cmp(const Arg& a, const Arg& b) {
 inline int tuplize_cmp(const UOp& a, const UOp& b) {
   if (a == b) return 0;
   if (a.op() != b.op()) return a.op() < b.op() ? -1 : 1;
-  // perf: two ALU nodes (no arg) need no call (the commutative rule compares down the left spines of two sums)
-  if (a.arg().value().index() | b.arg().value().index())
-    if (int c = arg_cmp(a.arg(), b.arg())) return c;
+  if (int c = arg_cmp(a.arg(), b.arg())) return c;
   if (a.dtype() != b.dtype()) return a.dtype() < b.dtype() ? -1 : 1;
   for (size_t i = 0; i < std::min(a.nsrc(), b.nsrc()); i++)
     if (int c = tuplize_cmp(a.src(i), b.src(i))) return c;

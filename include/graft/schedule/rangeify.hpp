@@ -424,7 +424,10 @@ template <class = void> const PatternMatcher& pm_range_migration() {
           ns.reserve(b.nsrc());
           if (!expand) for (const UOp& s : b.src()) ns.push_back(make_index(s, ix));
           else if (ix.size() == b.shape().size()) for (const UOp& s : b.src()) ns.push_back(broadcast_index(s, b.shape(), ix));
-          else for (UOp& s : ns = expand_sources(b)) s = make_index(s, ix);
+          else {  // an index of fewer dims than the ALU has: the expands are built
+            ns = expand_sources(b);
+            for (UOp& s : ns) s = make_index(s, ix);
+          }
           return b.with_src(ns);
         }
         return UOp();
