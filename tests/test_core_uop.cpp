@@ -912,6 +912,43 @@ TEST_CASE("uop threads: 4 threads building the same expressions get identical no
   CHECK(live_uop_count() == start);
 }
 
+// Reference counts and intern locks skip their atomic instructions while the process has one thread
+// (detail::single_threaded). ctest runs each case in its own process, so the nodes below are counted the plain way,
+// then shared by threads that count them atomically.
+TEST_CASE("uop threads: counts made before the first thread stay exact when threads then share the nodes") {
+  size_t start = live_uop_count();
+  {
+    UOp a = UOp::variable("pre_thread", 0, 9);
+    UOp s = a + 1;
+    CHECK(a.use_count() == 2);  // a and the ADD's source
+    std::atomic<int> single_in_thread{0}, single_in_main{0}, bad{0};
+    std::atomic<int> started{0};
+    std::vector<std::thread> ts;
+    for (int t = 0; t < 4; t++)
+      ts.emplace_back([&] {
+        single_in_thread += detail::single_threaded();
+        started++;
+        while (started.load() < 4) std::this_thread::yield();
+        for (int it = 0; it < 20000; it++) {
+          std::vector<UOp> copies(3, s);  // copies and drops from four threads at once
+          UOp again = a + 1;              // interned: the same node, revived through the shared count
+          if (again != s) bad++;
+        }
+      });
+    while (started.load() < 4) std::this_thread::yield();
+    single_in_main += detail::single_threaded();
+    for (auto& th : ts) th.join();
+#if defined(__GLIBC__) && __has_include(<sys/single_threaded.h>)
+    CHECK(single_in_thread.load() == 0);  // glibc clears the flag at the first pthread_create
+    CHECK(single_in_main.load() == 0);
+#endif
+    CHECK(bad.load() == 0);
+    CHECK(a.use_count() == 2);
+    CHECK(s.use_count() == 1);
+  }
+  CHECK(live_uop_count() == start);
+}
+
 TEST_CASE("uop threads: concurrent build and release of shared subgraphs does not crash or leak") {
   size_t start = live_uop_count();
   {

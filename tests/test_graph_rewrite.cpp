@@ -197,6 +197,23 @@ TEST_CASE("graph rewrite: a rule returning its input does not loop") {
     }
 }
 
+TEST_CASE("graph rewrite: bottom_up rewrites a rebuilt parent again when a rule roots its op, and keeps it otherwise") {
+  // pre-order: the ADD is visited while its source is still 1, so only its rebuilt form ADD(a, 2) matches; MAX roots
+  // no rule, so its rebuilt form is final without a visit
+  PatternMatcher pm{
+      rule(pat::op<Ops::CONST>().named<"c">(), [](const auto& m) { return m["c"].arg().as_int() == 1 ? UOp::const_int(2) : UOp(); }),
+      rule(pat::op<Ops::ADD>().named<"x">(), [](const auto& m) {
+        const UOp& x = m["x"];
+        return x.src(1).is_const() && x.src(1).arg().as_int() == 2 ? x.src(0) * 3 : UOp();
+      }),
+  };
+  UOp a = UOp::variable("rebuilt", 0, 9);
+  UOp in = UOp::sink({maximum(a + 1, UOp::const_int(0)), a + 1});
+  UOp want = UOp::sink({maximum(a * 3, UOp::const_int(0)), a * 3});
+  CHECK_REWRITES(pm, in, want, {.bottom_up = true});
+  CHECK_REWRITES(pm.dynamic(), in, want, {.bottom_up = true});
+}
+
 TEST_CASE("graph rewrite: a 3 -> 4 -> 3 ping-pong is a graft::Error, in walk mode it returns 4") {
   PatternMatcher pm = ping_pong();
   UOp a = UOp::const_int(3);

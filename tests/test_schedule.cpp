@@ -522,7 +522,11 @@ TEST_CASE("rangeify open ranges: union of the sources' minus the ranges a REDUCE
   UOp red = UOp::make(Ops::REDUCE, dtypes::weakint, {c, r2}, Arg{Arg(Ops::ADD), Arg(int64_t(0))});
   UOp top = red + a;  // r2 closed below, a's set is a subset of red's
   sched::RangeCache rc;
-  auto get = [&](const UOp& u) { std::span<const UOp> s = rc.get(u); return std::vector<UOp>(s.begin(), s.end()); };
+  auto get = [&](const UOp& u) {
+    std::vector<UOp> v;
+    for (const UOp& r : rc.get(u)) v.push_back(r);
+    return sorted(v);
+  };
   CHECK(get(top) == sorted({r0, r1}));  // one walk fills every node below
   CHECK(get(a) == std::vector<UOp>{r0});
   CHECK(get(b) == sorted({r0, r1}));
@@ -535,6 +539,37 @@ TEST_CASE("rangeify open ranges: union of the sources' minus the ranges a REDUCE
   // the sets share one array: earlier sets read the same after later ones were added
   CHECK(get(c) == sorted({r0, r1, r2}));
   CHECK(get(b) == sorted({r0, r1}));
+  CHECK(rc.get(c).contains(r2));
+  CHECK(!rc.get(red).contains(r2));
+  CHECK(!rc.get(red).contains(a));  // not a range at all
+}
+
+TEST_CASE("rangeify open ranges: sets of more than 64 ranges keep every range, also in the sets made before") {
+  sched::RangeCache rc;
+  std::vector<UOp> rs;
+  UOp sum = UOp::range(2, 1000);
+  rs.push_back(sum);
+  CHECK(rc.get(sum).contains(sum));  // a set made while one word per set was enough
+  for (int64_t i = 1; i < 150; i++) {
+    rs.push_back(UOp::range(2 + i % 5, 1000 + i));
+    sum = sum + rs.back();
+  }
+  size_t n = 0;
+  for (const UOp& r : rc.get(sum)) {
+    CHECK(std::find(rs.begin(), rs.end(), r) != rs.end());
+    n++;
+  }
+  CHECK(n == rs.size());
+  for (const UOp& r : rs) CHECK(rc.get(sum).contains(r));
+  CHECK(rc.get(rs[0]).contains(rs[0]));   // the first set, after the sets were widened twice
+  CHECK(!rc.get(rs[0]).contains(rs[1]));
+  UOp end = UOp::make(Ops::END, dtypes::void_, {sum, rs[0], rs[70], rs[149]});  // closes three, one per word
+  size_t left = 0;
+  for (const UOp& r : rc.get(end)) {
+    CHECK((r != rs[0] && r != rs[70] && r != rs[149]));
+    left++;
+  }
+  CHECK(left == rs.size() - 3);
 }
 
 TEST_CASE("map_graph: a pass visits only the subgraphs that hold an op it touches") {

@@ -151,7 +151,7 @@ inline const Interval* peek_minmax(const UOp& u) {
 inline const Interval& store_minmax(const UOp& u, Interval iv) {
   NodeCaches& c = caches_of(u.node());
   uint8_t expected = 0;
-  if (c.minmax_state.compare_exchange_strong(expected, 1, std::memory_order_acquire)) {
+  if (claim(c.minmax_state, expected, uint8_t(1), std::memory_order_acquire)) {
     c.minmax = iv;
     c.minmax_state.store(2, std::memory_order_release);
   } else {

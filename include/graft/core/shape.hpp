@@ -218,7 +218,7 @@ inline void fill_shape(const UOp& x) {
       return yc.shape_state.load(std::memory_order_acquire) == 1 ? &yc.shape : nullptr;
     });
     uint8_t expected = 0;
-    if (xc.shape_state.compare_exchange_strong(expected, 3, std::memory_order_acquire)) {
+    if (claim(xc.shape_state, expected, uint8_t(3), std::memory_order_acquire)) {
       if (s) xc.shape = std::move(*s);
       xc.shape_state.store(s ? 1 : 2, std::memory_order_release);
       return;

@@ -173,6 +173,15 @@ template <class PM, class BPM> class RewriteContext {
           N nx = own(UOp::make(nn.op(), dt, srcs, nn.arg(), nn.tag()));
           // perf: the rebuilt node's sources are finished results, so its stage 0 would place none of them; without
           // a pre-order matcher or an opaque CALL (both act in stage 0) it starts at stage 1
+          if (!pm_ && !cached_bpm_may_fire(nx) && !skips_body(U(nx))) {
+            // perf: in a pre-order-only pass, a rebuilt node that no rule looks at is final: its visit would find
+            // every source finished and rebuild it unchanged (most rebuilt nodes of the scheduler's bottom-up passes)
+            auto [slot, inserted] = replace_.try_emplace(nx, nullptr);
+            if (inserted) *slot = nx;
+            if (*slot) finish(e.n, *slot, e.hint);
+            else wait_on(nx, {e.n, 2, e.hint, nx});
+            continue;
+          }
           link(e, nx, !bpm_ && !skips_body(U(nx)) ? 1 : 0);
         }
       } else {
@@ -263,6 +272,12 @@ template <class PM, class BPM> class RewriteContext {
       if (pm_ && pm_->fold() && !viz_ && !src.empty())
         if (UOp r = pm_->fold()(op, dt, src, arg)) return own(std::move(r));
     return nullptr;
+  }
+  // whether the pre-order matcher could rewrite x (false: it roots no rule at x's op, or there is none)
+  bool cached_bpm_may_fire(N x) const {
+    if (!bpm_) return false;
+    if constexpr (requires { bpm_->has_rules_for(x->op); }) return bpm_->has_rules_for(x->op);
+    else return true;
   }
   N cached_bpm(N x) {
     // perf: a node of an op that roots no pre-order rule never rewrites: no cache entry (in the scheduler's bottom-up

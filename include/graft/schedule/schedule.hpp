@@ -65,6 +65,7 @@ namespace sched {
 // buffers it reads after an assign that overwrote them without reading them; an ALU combining a raw read of B with
 // an overwritten B cannot be ordered (the raw read must run before the write, the other read after it).
 inline void check_state_cycles(const UOp& sink) {
+  if (!sink.slice_ops().has(Ops::AFTER)) return;  // no write (assign, Tensor::full): every read sees the first state
   // a sorted set of buffers, shared between nodes (perf: most nodes carry exactly one child's sets, and a copy per
   // node was most of this pass's allocations); null is the empty set
   using Set = std::shared_ptr<const std::vector<const UOpNode*>>;
