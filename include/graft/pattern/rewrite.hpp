@@ -171,8 +171,6 @@ template <class PM, class BPM> class RewriteContext {
           DType dt = rebuild_dtype(nn, srcs);
           if (N f = folded(nn.op(), dt, srcs, nn.arg())) { link(e, f, 0); continue; }
           N nx = own(UOp::make(nn.op(), dt, srcs, nn.arg(), nn.tag()));
-          // perf: the rebuilt node's sources are finished results, so its stage 0 would place none of them; without
-          // a pre-order matcher or an opaque CALL (both act in stage 0) it starts at stage 1
           if (!pm_ && !cached_bpm_may_fire(nx) && !skips_body(U(nx))) {
             // perf: in a pre-order-only pass, a rebuilt node that no rule looks at is final: its visit would find
             // every source finished and rebuild it unchanged (most rebuilt nodes of the scheduler's bottom-up passes)
@@ -182,6 +180,8 @@ template <class PM, class BPM> class RewriteContext {
             else wait_on(nx, {e.n, 2, e.hint, nx});
             continue;
           }
+          // perf: the rebuilt node's sources are finished results, so its stage 0 would place none of them; without
+          // a pre-order matcher or an opaque CALL (both act in stage 0) it starts at stage 1
           link(e, nx, !bpm_ && !skips_body(U(nx)) ? 1 : 0);
         }
       } else {

@@ -141,7 +141,7 @@ struct RangeCache {
     iterator end() const { return {this, rc_->ranges_.size()}; }
 
    private:
-    friend class RangeCache;
+    friend struct RangeCache;
     Ranges(const RangeCache* rc, const uint64_t* row) : rc_(rc), row_(row) {}
     const RangeCache* rc_;
     const uint64_t* row_;
