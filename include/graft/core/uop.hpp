@@ -512,9 +512,8 @@ struct Interner {
       if (n->hash != h || !same_key(n, op, dt, src, arg, tag)) continue;
       // revive only a live node: a count of 0 means it is being destroyed by another thread
       uint32_t c = n->refcount.load(std::memory_order_relaxed);
-      if (c != 0 && single_threaded()) { n->refcount.store(c + 1, std::memory_order_relaxed); return UOp(n, true); }
       while (c != 0)
-        if (n->refcount.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel)) return UOp(n, true);
+        if (claim(n->refcount, c, c + 1, std::memory_order_acq_rel)) return UOp(n, true);
     }
     bool carved;
     void* mem = NodePool::alloc(src.size(), carved);

@@ -99,7 +99,9 @@ template <class PM, class BPM> class RewriteContext {
       w->tail = i, waiting++;
     };
     // e.n becomes whatever nx becomes: nx is visited from `stage` (0, or 1 when its sources are known finished) if
-    // it is new, linked at once if it is finished, waited for if it is pending
+    // it is new, or is its own result at once (kFinal: no visit could change it); linked at once if it is finished,
+    // waited for if it is pending
+    constexpr uint32_t kFinal = ~uint32_t(0);
     auto link = [&](const Entry& e, N nx, uint32_t stage) {
       if (is_fixed_leaf(nx)) { finish(e.n, nx, e.hint); return; }  // a folded constant, mostly
       auto [slot, inserted] = replace_.try_emplace(nx, nullptr);
@@ -108,6 +110,7 @@ template <class PM, class BPM> class RewriteContext {
         else wait_on(nx, {e.n, 2, e.hint, nx});
         return;
       }
+      if (stage == kFinal) { *slot = nx; finish(e.n, nx, e.hint); return; }
       uint32_t hint = replace_.slot_of(slot);
       stack.push_back({e.n, 2, e.hint, nx});
       stack.push_back({nx, stage, hint, nx});
@@ -171,18 +174,12 @@ template <class PM, class BPM> class RewriteContext {
           DType dt = rebuild_dtype(nn, srcs);
           if (N f = folded(nn.op(), dt, srcs, nn.arg())) { link(e, f, 0); continue; }
           N nx = own(UOp::make(nn.op(), dt, srcs, nn.arg(), nn.tag()));
-          if (!pm_ && !cached_bpm_may_fire(nx) && !skips_body(U(nx))) {
-            // perf: in a pre-order-only pass, a rebuilt node that no rule looks at is final: its visit would find
-            // every source finished and rebuild it unchanged (most rebuilt nodes of the scheduler's bottom-up passes)
-            auto [slot, inserted] = replace_.try_emplace(nx, nullptr);
-            if (inserted) *slot = nx;
-            if (*slot) finish(e.n, *slot, e.hint);
-            else wait_on(nx, {e.n, 2, e.hint, nx});
-            continue;
-          }
           // perf: the rebuilt node's sources are finished results, so its stage 0 would place none of them; without
-          // a pre-order matcher or an opaque CALL (both act in stage 0) it starts at stage 1
-          link(e, nx, !bpm_ && !skips_body(U(nx)) ? 1 : 0);
+          // a pre-order matcher or an opaque CALL (both act in stage 0) it starts at stage 1. In a pre-order-only
+          // pass, one that no rule looks at is final: its visit would rebuild it unchanged (most rebuilt nodes of the
+          // scheduler's bottom-up passes)
+          const bool opaque = skips_body(U(nx));
+          link(e, nx, !pm_ && !bpm_may_fire(nx) && !opaque ? kFinal : !bpm_ && !opaque ? 1 : 0);
         }
       } else {
         if (N r = done(e.new_n)) finish(e.n, r, e.hint);
@@ -274,7 +271,7 @@ template <class PM, class BPM> class RewriteContext {
     return nullptr;
   }
   // whether the pre-order matcher could rewrite x (false: it roots no rule at x's op, or there is none)
-  bool cached_bpm_may_fire(N x) const {
+  bool bpm_may_fire(N x) const {
     if (!bpm_) return false;
     if constexpr (requires { bpm_->has_rules_for(x->op); }) return bpm_->has_rules_for(x->op);
     else return true;
@@ -282,8 +279,7 @@ template <class PM, class BPM> class RewriteContext {
   N cached_bpm(N x) {
     // perf: a node of an op that roots no pre-order rule never rewrites: no cache entry (in the scheduler's bottom-up
     // passes most nodes are ALUs, constants and ranges that no rule of the pass looks at)
-    if constexpr (requires { bpm_->has_rules_for(x->op); })
-      if (!bpm_->has_rules_for(x->op)) return nullptr;
+    if (!bpm_may_fire(x)) return nullptr;
     if (const N* r = bpm_cache_.find(x)) return *r;
     UOp r = bpm_->rewrite(UOp::borrow(x), ctx_);
     if (r && viz_) [[unlikely]] viz_->step(UOp::borrow(x), r, true);

@@ -196,10 +196,11 @@ struct RangeCache {
         if (const uint32_t* b = bit_.find(x.src(i).node())) tmp_[*b / 64] &= ~(uint64_t(1) << (*b % 64));
     uint32_t id = 0;  // the empty row, or a source's row when the result equals it, or a new row
     if (std::any_of(tmp_.begin(), tmp_.end(), [](uint64_t w) { return w != 0; })) {
-      id = uint32_t(rows_.size() / words_);
+      const uint32_t fresh = uint32_t(rows_.size() / words_);
+      id = fresh;
       for (const UOp& s : x.src())
         if (uint32_t sid = *m_.find(s); std::equal(tmp_.begin(), tmp_.end(), row(sid))) { id = sid; break; }
-      if (id == rows_.size() / words_) rows_.insert(rows_.end(), tmp_.begin(), tmp_.end());
+      if (id == fresh) rows_.insert(rows_.end(), tmp_.begin(), tmp_.end());
     }
     m_.try_emplace(x, id);
   }
