@@ -1037,3 +1037,63 @@ TEST_CASE("scratch lists: every list starts empty and nested lists are distinct"
   }
   CHECK(*b == std::vector<int>{1});
 }
+
+TEST_CASE("node tables: dropped tables come back empty, and live tables of one size are distinct") {
+  std::vector<UOp> nodes;
+  for (int i = 0; i < 100; i++) nodes.push_back(UOp::const_int(1000 + i));
+  {
+    NodeMap<uint32_t> m;
+    detail::NodeSet s;
+    for (uint32_t i = 0; i < nodes.size(); i++) m.try_emplace(nodes[i].node(), i), s.insert(nodes[i].node());
+    CHECK(m.size() == 100);
+  }
+  // the same sizes again: may reuse the dropped blocks, never their entries
+  NodeMap<uint32_t> m;
+  detail::NodeSet s;
+  for (const UOp& n : nodes) {
+    CHECK_FALSE(m.contains(n.node()));
+    CHECK_FALSE(s.contains(n.node()));
+  }
+  for (uint32_t i = 0; i < nodes.size(); i++) CHECK(m.try_emplace(nodes[i].node(), i).second);
+  NodeMap<uint32_t> other;  // m is alive: other's table is another block
+  for (uint32_t i = 0; i < nodes.size(); i++) other.try_emplace(nodes[i].node(), 7);
+  for (uint32_t i = 0; i < nodes.size(); i++) {
+    CHECK(*m.find(nodes[i].node()) == i);
+    CHECK(*other.find(nodes[i].node()) == 7);
+  }
+  detail::NodeSet moved = std::move(s);  // a moved-from set is empty and usable
+  CHECK(moved.insert(nodes[0].node()));
+  CHECK_FALSE(s.contains(nodes[0].node()));
+  CHECK(s.insert(nodes[0].node()));
+}
+
+TEST_CASE("uop shape: a node that passes its source's shape through shares it, and it outlives the user's handles") {
+  UOp e, b;
+  {
+    UOp p = param(0, dtypes::float32, {2, 3});
+    UOp x = p * p;
+    e = x.cast(dtypes::int32);
+    b = UOp::make(Ops::BITCAST, dtypes::int16, {x});  // another itemsize: a shape of its own
+    CHECK(&e.shape() == &p.shape());  // CAST of an ALU of p: p's shape object
+  }
+  // the user's handles to p and x are gone; e and b keep them alive, and so the shapes they point at
+  CHECK(e.shape() == S{2, 3});
+  CHECK(b.shape() == S{2, 6});
+  CHECK(&b.shape() != &e.shape());
+  CHECK(&e.src(0).shape() == &e.shape());
+}
+
+TEST_CASE("small handle lists: the first 8 on the stack, then all of them on the heap, in order") {
+  for (size_t n : {size_t(0), size_t(3), size_t(8), size_t(9), size_t(20)}) {
+    detail::SmallUOps<> l;
+    for (size_t i = 0; i < n; i++) l.push_back(UOp::const_int(int64_t(i)));
+    CHECK(l.size() == n);
+    CHECK(l.empty() == (n == 0));
+    std::span<const UOp> s = l;
+    REQUIRE(s.size() == n);
+    for (size_t i = 0; i < n; i++) CHECK(s[i] == UOp::const_int(int64_t(i)));
+    size_t k = 0;
+    for (const UOp& u : l) CHECK(u.arg().as_int() == int64_t(k++));
+    CHECK(k == n);
+  }
+}

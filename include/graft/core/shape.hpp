@@ -41,7 +41,7 @@ inline Shape as_shape(const UOp& u) {
 
 namespace detail {
 
-inline std::optional<Shape> broadcast_shapes(Ops op, std::span<const Shape* const> shapes) {
+inline Shape broadcast_shapes(Ops op, std::span<const Shape* const> shapes) {
   size_t n = 0;
   for (auto* s : shapes) n = std::max(n, s->size());
   Shape out(n, 1);
@@ -57,10 +57,12 @@ inline std::optional<Shape> broadcast_shapes(Ops op, std::span<const Shape* cons
   return out;
 }
 
-// shape of one node given that its sources' shapes are known (nullptr = no shape)
-inline std::optional<Shape> compute_shape(const UOp& u, const std::function<const Shape*(const UOp&)>& sh) {
+// shape of one node given that its sources' shapes are known (sh: nullptr = no shape). Returns nullptr (no shape),
+// a source's shape when the node passes it through (perf: no copy, the node keeps that source alive), or `out` filled.
+inline const Shape* compute_shape(const UOp& u, const std::function<const Shape*(const UOp&)>& sh, Shape& out) {
   using enum Ops;
   Ops op = u.op();
+  auto fresh = [&](Shape s) -> const Shape* { out = std::move(s); return &out; };
   auto src_shape = [&](size_t i) -> const Shape& {
     const Shape* s = sh(u.src(i));
     if (!s) throw Error(std::string(op_name(op)) + ": source " + std::to_string(i) + " (" + std::string(op_name(u.src(i).op())) + ") has no shape");
@@ -72,29 +74,31 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
   switch (op) {
     case IF: case BARRIER: case SINK: case REWRITE_ERROR: case ENDIF: case GROUP: case LINEAR: case PROGRAM: case SOURCE:
     case TUPLE: case FUNCTION: case CUSTOM_FUNCTION: case CUSTOM: case CUSTOMI: case INS:
-      return std::nullopt;
-    case CALL: return u.dtype() == dtypes::void_ ? std::nullopt : std::optional<Shape>(Shape{});
-    case CONST: case RANGE: case SPECIAL: case GETADDR: return Shape{};
-    case BUFFER: return u.nsrc() ? as_shape(u.src(0)) : Shape{};
-    case PARAM: return u.nsrc() && u.src(0).op() != NOOP ? std::optional<Shape>(as_shape(u.src(0))) : std::nullopt;
-    case NOOP: return u.nsrc() && sh(u.src(0)) ? std::optional<Shape>(*sh(u.src(0))) : std::nullopt;
+      return nullptr;
+    case CALL: return u.dtype() == dtypes::void_ ? nullptr : fresh({});
+    case CONST: case RANGE: case SPECIAL: case GETADDR: return fresh({});
+    case BUFFER: return fresh(u.nsrc() ? as_shape(u.src(0)) : Shape{});
+    case PARAM: return u.nsrc() && u.src(0).op() != NOOP ? fresh(as_shape(u.src(0))) : nullptr;
+    case NOOP: return u.nsrc() ? sh(u.src(0)) : nullptr;
     case STACK: {
-      if (u.nsrc() == 0) return Shape{};
+      if (u.nsrc() == 0) return fresh({});
       Shape s{int64_t(u.nsrc())};
       const Shape* inner = sh(u.src(0));
       if (inner) s.insert(s.end(), inner->begin(), inner->end());
-      return s;
+      return fresh(std::move(s));
     }
     case INDEX: {
       const Shape& buf = src_shape(0);
-      Shape s;
-      s.reserve(buf.size() + 4);  // perf: one allocation in the usual case (scalar indices)
-      size_t nidx = u.nsrc() - 1;
-      for (size_t i = 1; i < u.nsrc(); i++)
-        if (const Shape* is = sh(u.src(i))) s.insert(s.end(), is->begin(), is->end());
+      size_t nidx = u.nsrc() - 1, dims = 0;
       if (nidx > buf.size()) throw mop_err("more indices than dims", buf);
+      for (size_t i = 1; i < u.nsrc(); i++)
+        if (const Shape* is = sh(u.src(i))) dims += is->size();
+      Shape s;
+      s.reserve(dims + buf.size() - nidx);  // perf: no allocation for a full index by scalars (the usual case)
+      for (size_t i = 1; dims && i < u.nsrc(); i++)
+        if (const Shape* is = sh(u.src(i))) s.insert(s.end(), is->begin(), is->end());
       s.insert(s.end(), buf.begin() + long(nidx), buf.end());
-      return s;
+      return fresh(std::move(s));
     }
     case STAGE: {
       Shape s;
@@ -102,21 +106,19 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
       for (size_t i = 1; i < u.nsrc(); i++) s.push_back(u.src(i).vmax().as_int() + 1);
       const Shape& in = src_shape(0);
       s.insert(s.end(), in.begin(), in.end());
-      return s;
+      return fresh(std::move(s));
     }
     case MSTACK: case MSELECT: case DETACH: case CONTIGUOUS: case CONTIGUOUS_BACKWARD: case AFTER: case LOAD: case COPY:
     case ALLREDUCE: case STORE: case END: case CAST:
-      return sh(u.src(0)) ? std::optional<Shape>(*sh(u.src(0))) : std::nullopt;
+      return sh(u.src(0));
     case BITCAST: {
       const Shape* in = sh(u.src(0));
-      if (!in) return std::nullopt;
-      Shape s = *in;
       int a = u.src(0).dtype().itemsize(), b = u.dtype().itemsize();
-      if (a != b && !s.empty()) {
-        if ((s.back() * a) % b) throw mop_err("bitcast does not divide the last dim", *in);
-        s.back() = s.back() * a / b;
-      }
-      return s;
+      if (!in || a == b || in->empty()) return in;
+      Shape s = *in;
+      if ((s.back() * a) % b) throw mop_err("bitcast does not divide the last dim", *in);
+      s.back() = s.back() * a / b;
+      return fresh(std::move(s));
     }
     case RESHAPE: {
       const Shape& in = src_shape(0);
@@ -124,13 +126,13 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
       for (int64_t d : s)
         if (d < 0) throw mop_err("negative dim in " + shape_str(s), in);
       if (prod(s) != prod(in)) throw mop_err("size mismatch reshaping to " + shape_str(s), in);
-      return s;
+      return fresh(std::move(s));
     }
     case EXPAND: {
       const Shape& in = src_shape(0);
       Shape s = as_shape(u.src(1));  // EXPAND prepends dims
       s.insert(s.end(), in.begin(), in.end());
-      return s;
+      return fresh(std::move(s));
     }
     case PERMUTE: {
       const Shape& in = src_shape(0);
@@ -151,7 +153,7 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
         if (i < 0 || i >= int64_t(in.size()) || !first_use(size_t(i))) throw mop_err("not a permutation: " + u.arg().str(), in);
         s.push_back(in[size_t(i)]);
       }
-      return s;
+      return fresh(std::move(s));
     }
     case SHRINK: {  // offsets may be symbolic: every value they can take must keep the window inside
       const Shape& in = src_shape(0);
@@ -164,7 +166,7 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
           throw mop_err("bad (offset, size) (" + (lo == hi ? std::to_string(lo) : "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]") +
                             ", " + std::to_string(size[i]) + ") on axis " + std::to_string(i), in);
       }
-      return size;
+      return fresh(std::move(size));
     }
     case PAD: {
       const Shape& in = src_shape(0);
@@ -174,19 +176,19 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
         bool ok = op == PAD ? off[i] >= 0 && off[i] + in[i] <= size[i] : off[i] >= 0 && size[i] >= 0 && off[i] + size[i] <= in[i];
         if (!ok) throw mop_err("bad (offset, size) (" + std::to_string(off[i]) + ", " + std::to_string(size[i]) + ") on axis " + std::to_string(i), in);
       }
-      return size;
+      return fresh(std::move(size));
     }
     case FLIP: {
       const Shape& in = src_shape(0);
       if (u.arg().tuple().size() != in.size()) throw mop_err("flip arg has the wrong length", in);
-      return in;
+      return &in;
     }
     case REDUCE: {
       const Shape& in = src_shape(0);
       int64_t n = u.arg().tuple().at(1).as_int();
       if (n > int64_t(in.size())) throw mop_err("reducing more axes than the input has", in);
-      if (u.nsrc() > 1) return in;  // after rangeify the ranges are sources; shape passes through
-      return Shape(in.begin() + n, in.end());
+      if (u.nsrc() > 1) return &in;  // after rangeify the ranges are sources; shape passes through
+      return fresh(Shape(in.begin() + n, in.end()));
     }
     default:
       if (GroupOp::ALU.has(op)) {
@@ -202,24 +204,26 @@ inline std::optional<Shape> compute_shape(const UOp& u, const std::function<cons
           same &= n == 0 || *p == *shapes[0];
           shapes[n++] = p;
         }
-        if (n == 0) return std::nullopt;
-        if (same) return *shapes[0];
-        return broadcast_shapes(op, std::span<const Shape* const>(shapes, n));
+        if (n == 0) return nullptr;
+        if (same) return shapes[0];
+        return fresh(broadcast_shapes(op, std::span<const Shape* const>(shapes, n)));
       }
-      return u.nsrc() && sh(u.src(0)) ? std::optional<Shape>(*sh(u.src(0))) : std::nullopt;
+      return u.nsrc() ? sh(u.src(0)) : nullptr;
   }
 }
 
 inline void fill_shape(const UOp& x) {
   NodeCaches& xc = caches_of(x.node());
   if (xc.shape_state.load(std::memory_order_acquire) == 0) {
-    std::optional<Shape> s = compute_shape(x, [](const UOp& y) -> const Shape* {
+    Shape own;
+    const Shape* s = compute_shape(x, [](const UOp& y) -> const Shape* {
       NodeCaches& yc = caches_of(y.node());
-      return yc.shape_state.load(std::memory_order_acquire) == 1 ? &yc.shape : nullptr;
-    });
+      return yc.shape_state.load(std::memory_order_acquire) == 1 ? yc.shape : nullptr;
+    }, own);
     uint8_t expected = 0;
     if (claim(xc.shape_state, expected, uint8_t(3), std::memory_order_acquire)) {
-      if (s) xc.shape = std::move(*s);
+      if (s == &own) xc.own_shape = std::move(own), s = &xc.own_shape;
+      xc.shape = s;
       xc.shape_state.store(s ? 1 : 2, std::memory_order_release);
       return;
     }
@@ -230,7 +234,7 @@ inline void fill_shape(const UOp& x) {
 inline const Shape* cached_shape(const UOp& u) {
   NodeCaches& c = caches_of(u.node());
   uint8_t st = c.shape_state.load(std::memory_order_acquire);
-  if (st == 1) return &c.shape;
+  if (st == 1) return c.shape;
   if (st == 2) return nullptr;
   auto unknown = [](const UOp& x) {  // not ready yet (fill_shape waits for a shape another thread is storing)
     NodeCaches* cc = x.node()->caches.load(std::memory_order_acquire);
@@ -244,7 +248,7 @@ inline const Shape* cached_shape(const UOp& u) {
     post_order(u.node(), [&](const UOpNode* n) { return unknown(UOp::borrow(n)); },
                [&](const UOpNode* n) { fill_shape(UOp::borrow(n)); });
   }
-  return c.shape_state.load(std::memory_order_acquire) == 1 ? &c.shape : nullptr;
+  return c.shape_state.load(std::memory_order_acquire) == 1 ? c.shape : nullptr;
 }
 
 }  // namespace detail

@@ -4,6 +4,7 @@
 // safe to use from several threads.
 #pragma once
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <functional>
 #include <initializer_list>
@@ -122,7 +123,7 @@ class UOp {
 
   static UOp const_(DType dtype, Arg value);
   static UOp const_(int64_t v) { return const_(dtypes::weakint, v); }
-  static UOp const_int(int64_t v) { return const_(dtypes::weakint, v); }
+  static UOp const_int(int64_t v) { return make(Ops::CONST, dtypes::weakint, {}, v); }  // const_'s result, without its checks
   static UOp const_float(double v) { return const_(dtypes::weakfloat, v); }
   static UOp const_bool(bool v) { return const_(dtypes::bool_, v); }
   static UOp invalid() { return const_(dtypes::bool_, Invalid); }
@@ -255,7 +256,10 @@ struct NodeCaches {
   std::atomic<uint8_t> minmax_state{0};  // 0 empty, 1 being written by one thread, 2 ready
   bool carved = false;                   // memory from a BlockPool chunk
   Interval minmax;
-  std::vector<int64_t> shape;
+  // the node's shape: own_shape, or the shape of a source it passes through (perf: no copy; the node keeps that
+  // source, and so its caches, alive)
+  const std::vector<int64_t>* shape = nullptr;
+  std::vector<int64_t> own_shape;
 };
 
 // Memory for nodes (by source count) and their caches: per-thread free lists of fixed-size blocks, deep enough to
@@ -408,7 +412,7 @@ class NodeSet {
     }
   }
   bool insert(const UOpNode* p) {  // true when p was not there
-    if ((size_ + 1) * 2 > slots_.size()) grow();
+    if ((size_ + 1) * 2 > mask_ + 1) grow();
     for (size_t i = slot(p);; i = (i + 1) & mask_) {
       if (slots_[i] == p) return false;
       if (!slots_[i]) { slots_[i] = p, size_++; return true; }
@@ -416,17 +420,34 @@ class NodeSet {
   }
   size_t size() const { return size_; }
 
+  NodeSet() = default;
+  NodeSet(NodeSet&& o) noexcept
+      : slots_(std::exchange(o.slots_, empty_slot())), mask_(std::exchange(o.mask_, 0)), size_(std::exchange(o.size_, 0)) {}
+  NodeSet& operator=(NodeSet&&) = delete;
+  ~NodeSet() { release(); }
+
  private:
-  size_t slot(const UOpNode* p) const { return node_slot(p, mask_); }
-  void grow() {
-    std::vector<const UOpNode*> old(slots_.size() * 2, nullptr);
-    old.swap(slots_);
-    mask_ = slots_.size() - 1;
-    for (const UOpNode* p : old)
-      if (p) { size_t i = slot(p); while (slots_[i]) i = (i + 1) & mask_; slots_[i] = p; }
+  using P = const UOpNode*;
+  // no table before the first insert (perf: many walks visit a handful of nodes, or none): lookups probe one shared
+  // empty slot until then
+  static P* empty_slot() {
+    static P s = nullptr;  // read only
+    return &s;
   }
-  std::vector<const UOpNode*> slots_ = std::vector<const UOpNode*>(32, nullptr);
-  size_t mask_ = 31, size_ = 0;
+  size_t slot(const UOpNode* p) const { return node_slot(p, mask_); }
+  void release() noexcept {
+    if (slots_ != empty_slot()) TableMemory::give(slots_, (mask_ + 1) * sizeof(P));
+  }
+  void grow() {
+    size_t old_n = slots_ == empty_slot() ? 0 : mask_ + 1, n = old_n ? old_n * 2 : 32;
+    P* old = std::exchange(slots_, static_cast<P*>(TableMemory::take(n * sizeof(P))));
+    mask_ = n - 1;
+    for (size_t j = 0; j < old_n; j++)
+      if (P p = old[j]) { size_t i = slot(p); while (slots_[i]) i = (i + 1) & mask_; slots_[i] = p; }
+    if (old_n) TableMemory::give(old, old_n * sizeof(P));
+  }
+  P* slots_ = empty_slot();
+  size_t mask_ = 0, size_ = 0;
 };
 
 // Node memory: BlockPool above for the common sizes (0-8 sources: the INDEX of a 4-D tensor has 5),
@@ -710,10 +731,12 @@ inline const Arg& UOp::val() const {
 
 inline UOp UOp::shape_arg(std::span<const int64_t> shape) {
   if (shape.size() == 1) return const_int(shape[0]);
-  std::vector<UOp> s;
-  s.reserve(shape.size());
-  for (int64_t d : shape) s.push_back(const_int(d));
-  return s.empty() ? make(Ops::STACK, dtypes::void_) : infer(Ops::STACK, s);
+  if (shape.empty()) return make(Ops::STACK, dtypes::void_);
+  std::array<UOp, 8> few;  // perf: no allocation up to 8 dims
+  std::vector<UOp> many(shape.size() > few.size() ? shape.size() : 0);
+  std::span<UOp> s = shape.size() > few.size() ? std::span<UOp>(many) : std::span<UOp>(few.data(), shape.size());
+  for (size_t i = 0; i < shape.size(); i++) s[i] = const_int(shape[i]);
+  return infer(Ops::STACK, s);
 }
 
 inline UOp UOp::variable(const std::string& name, int64_t lo, int64_t hi, DType dtype, int64_t multiple_of) {
@@ -833,5 +856,32 @@ inline size_t UOp::slice_size() const {
   }
   return seen.size();
 }
+
+namespace detail {
+// A short list of handles built and dropped within one call, with room for N on the stack (perf: the source lists
+// that rules and passes build per node were a malloc and a free each, ~200 per attention schedule).
+template <size_t N = 8> class SmallUOps {
+ public:
+  void push_back(UOp u) {
+    if (n_ < N) inline_[n_++] = std::move(u);
+    else spill(std::move(u));
+  }
+  size_t size() const { return n_ < N || heap_.empty() ? n_ : heap_.size(); }
+  bool empty() const { return n_ == 0; }
+  std::span<const UOp> span() const { return heap_.empty() ? std::span<const UOp>(inline_.data(), n_) : std::span<const UOp>(heap_); }
+  operator std::span<const UOp>() const { return span(); }
+  const UOp* begin() const { return span().data(); }
+  const UOp* end() const { return begin() + size(); }
+
+ private:
+  void spill(UOp u) {
+    if (heap_.empty()) heap_.assign(std::make_move_iterator(inline_.begin()), std::make_move_iterator(inline_.end()));
+    heap_.push_back(std::move(u));
+  }
+  std::array<UOp, N> inline_;
+  size_t n_ = 0;  // stops at N: then heap_ holds the list
+  std::vector<UOp> heap_;
+};
+}  // namespace detail
 
 }  // namespace graft

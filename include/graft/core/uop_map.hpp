@@ -81,6 +81,7 @@ template <class V> class NodeMap {
   explicit NodeMap(size_t expected = 0) {
     if (expected) rehash(std::max<size_t>(16, std::bit_ceil(expected * 2)));
   }
+  ~NodeMap() { free_slots(storage_, storage_ ? mask_ + 1 : 0); }
   NodeMap(const NodeMap&) = delete;
   NodeMap& operator=(const NodeMap&) = delete;
   V* find(const UOpNode* k) {
@@ -120,22 +121,22 @@ template <class V> class NodeMap {
     static Slot s{};  // read only: its key stays null
     return &s;
   }
-  // a table of n empty slots (perf: a memset instead of a store loop when V is trivial, ~5 % of a large rewrite's
-  // instructions went to value-initializing the doubled tables slot by slot)
+  // a table of n empty slots: zeroed memory from TableMemory when V is trivial (perf: a memset instead of a store
+  // loop, and a reused block instead of a malloc), value-initialized slots otherwise
   static Slot* new_slots(size_t n) {
-    if constexpr (std::is_trivial_v<V>) {
-      Slot* p = new Slot[n];
-      std::memset(static_cast<void*>(p), 0, n * sizeof(Slot));
-      return p;
-    } else {
-      return new Slot[n]();
-    }
+    if constexpr (std::is_trivial_v<V>) return static_cast<Slot*>(detail::TableMemory::take(n * sizeof(Slot)));
+    else return new Slot[n]();
+  }
+  static void free_slots(Slot* p, size_t n) noexcept {
+    if (!p) return;
+    if constexpr (std::is_trivial_v<V>) detail::TableMemory::give(p, n * sizeof(Slot));
+    else delete[] p;
   }
   size_t slot(const UOpNode* p) const { return detail::node_slot(p, mask_); }
   void rehash(size_t n) {
-    std::unique_ptr<Slot[]> old = std::exchange(storage_, std::unique_ptr<Slot[]>(new_slots(n)));
+    Slot* old = std::exchange(storage_, new_slots(n));
     size_t old_n = old ? mask_ + 1 : 0;  // none before the first insert (slots_ was the empty slot)
-    slots_ = storage_.get(), mask_ = n - 1;
+    slots_ = storage_, mask_ = n - 1;
     for (size_t j = 0; j < old_n; j++) {
       Slot& o = old[j];
       if (!o.key) continue;
@@ -143,8 +144,9 @@ template <class V> class NodeMap {
       while (slots_[i].key) i = (i + 1) & mask_;
       slots_[i] = std::move(o);
     }
+    free_slots(old, old_n);
   }
-  std::unique_ptr<Slot[]> storage_;
+  Slot* storage_ = nullptr;
   Slot* slots_ = empty_slot();
   size_t mask_ = 0, size_ = 0;
 };

@@ -35,17 +35,17 @@ inline UOp reshape_to(const UOp& u, const Shape& s) {
 // broadcast as Tensor.expand builds it
 inline UOp expand_to(const UOp& u, const Shape& s) { return detail::tensor_::broadcast_uop(u, s); }
 // op(first, rest...): up to 8 sources gathered as borrowed handles on the stack (perf: a heap vector per INDEX/END)
-inline UOp make_with_first(Ops op, DType dt, const UOp& first, std::span<const UOp> rest) {
+inline UOp make_with_first(Ops op, DType dt, const UOp& first, std::span<const UOp> rest, Arg arg = {}) {
   constexpr size_t kInline = 8;
   if (rest.size() < kInline) {
     const UOpNode* p[kInline];
     p[0] = first.node();
     for (size_t i = 0; i < rest.size(); i++) p[i + 1] = rest[i].node();
-    return UOp::make(op, dt, UOp::borrow(std::span<const UOpNode* const>(p, rest.size() + 1)));
+    return UOp::make(op, dt, UOp::borrow(std::span<const UOpNode* const>(p, rest.size() + 1)), std::move(arg));
   }
   std::vector<UOp> s{first};
   s.insert(s.end(), rest.begin(), rest.end());
-  return UOp::make(op, dt, s);
+  return UOp::make(op, dt, s, std::move(arg));
 }
 inline UOp make_index(const UOp& x, std::span<const UOp> idx) { return make_with_first(Ops::INDEX, x.dtype(), x, idx); }
 inline UOp make_after(const UOp& buf, const UOp& dep) { return UOp::make(Ops::AFTER, buf.dtype(), {buf, dep}); }
@@ -92,7 +92,7 @@ inline int64_t broadcast_factor(const UOp& x, const UOp& s) { return graft::prod
 inline std::vector<UOp> expand_sources(const UOp& x) {
   std::vector<const Shape*> shapes;
   for (const UOp& s : x.src()) shapes.push_back(&s.shape());
-  Shape bs = *detail::broadcast_shapes(x.op(), shapes);
+  Shape bs = detail::broadcast_shapes(x.op(), shapes);
   std::vector<UOp> ns;
   for (const UOp& s : x.src()) ns.push_back(expand_to(s, bs));
   return ns;

@@ -37,9 +37,7 @@ inline std::string stage_device(const UOp& stage) {
   return stage.arg().is<ArgTuple>() && !stage.arg().tuple().empty() ? stage.arg().tuple()[0].get<std::string>() : "CPU";
 }
 inline UOp make_stage(const UOp& x, const Arg& opts, std::span<const UOp> rngs = {}) {
-  std::vector<UOp> s{x};
-  s.insert(s.end(), rngs.begin(), rngs.end());
-  return UOp::make(Ops::STAGE, x.dtype(), s, opts);
+  return make_with_first(Ops::STAGE, x.dtype(), x, rngs, opts);
 }
 
 // ---- consumer counting + STAGE insertion ------------------------------------------------------------------------
@@ -261,7 +259,9 @@ template <class = void> std::vector<UOp> apply_reshape_flat(const Shape& in_shap
 }
 
 template <class = void> std::vector<UOp> apply_reshape(const Shape& in_shape, const Shape& out_shape, std::span<const UOp> idx) {
-  std::vector<UOp> rngs = simplify_all(idx);
+  std::vector<UOp> simplified;  // perf: filled only when an index needs it (most are ranges and constants already)
+  std::span<const UOp> rngs = idx;
+  if (!std::all_of(idx.begin(), idx.end(), is_simple_index)) rngs = simplified = simplify_all(idx);
   auto in_bounds = [&](size_t k) {
     const detail::Interval& iv = detail::cached_minmax(rngs[k]);
     return dtypes::is_int(rngs[k].dtype()) && !iv.is_float && iv.lo >= 0 && iv.hi < out_shape[k];
@@ -335,8 +335,8 @@ template <class = void> std::vector<UOp> apply_movement_op(const UOp& r, std::sp
       for (size_t i = 0; i < idx.size(); i++) out.push_back(f[i].as_int() ? (in[i] - 1) - idx[i] : idx[i]);
       break;
     }
-    case Ops::EXPAND: {
-      size_t n = as_shape(r.src(1)).size();
+    case Ops::EXPAND: {  // the prepended dims (a CONST is one)
+      size_t n = r.src(1).op() == Ops::STACK ? r.src(1).nsrc() : 1;
       out.assign(idx.begin() + long(n), idx.end());
       break;
     }
@@ -364,14 +364,14 @@ template <class = void> UOp broadcast_index(const UOp& s, const Shape& shape, st
   if (in == shape) return make_index(s, idx);
   const size_t n_left = shape.size() - std::min(shape.size(), in.size());
   Shape kept_shape;
-  std::vector<UOp> kept;  // the indices of the dims the expand keeps (not 1 -> n)
+  detail::SmallUOps<> kept;  // the indices of the dims the expand keeps (not 1 -> n)
   bool ok = in.size() <= shape.size();
   for (size_t i = 0; ok && i < in.size(); i++) {
     ok = in[i] == shape[n_left + i] || in[i] == 1;
     if (!(in[i] == 1 && shape[n_left + i] != 1)) kept_shape.push_back(in[i]), kept.push_back(idx[n_left + i]);
   }
   if (!ok || kept.empty()) return make_index(expand_to(s, shape), idx);
-  return make_index(s, kept_shape == in ? kept : apply_reshape(in, kept_shape, kept));
+  return kept_shape == in ? make_index(s, kept) : make_index(s, apply_reshape(in, kept_shape, kept));
 }
 
 // INDEX(movement op, idx...) (tinygrad _mop_index)
@@ -416,13 +416,13 @@ inline UOp rangeify_on_reduce(RangeCtx& ctx, const UOp& red, const UOp& idx) {
   if (!idx && !red.shape().empty()) return UOp();
   const UOp& inp = red.src(0);
   size_t n = size_t(red.arg().tuple()[1].as_int());
-  std::vector<UOp> rngs, all;
-  for (size_t i = 0; i < n; i++) rngs.push_back(UOp::range(inp.shape()[i], ctx.next++, AxisType::REDUCE));
-  all = rngs;
-  if (idx) all.insert(all.end(), idx.src().begin() + 1, idx.src().end());
-  std::vector<UOp> s{make_index(inp, all)};
-  s.insert(s.end(), rngs.begin(), rngs.end());
-  return UOp::make(Ops::REDUCE, red.dtype(), s, Arg{red.arg().tuple()[0], Arg(int64_t(0))});
+  detail::SmallUOps<> rngs, all;
+  for (size_t i = 0; i < n; i++) {
+    UOp r = UOp::range(inp.shape()[i], ctx.next++, AxisType::REDUCE);
+    rngs.push_back(r), all.push_back(std::move(r));
+  }
+  if (idx) for (const UOp& i : idx.src().subspan(1)) all.push_back(i);
+  return make_with_first(Ops::REDUCE, red.dtype(), make_index(inp, all), rngs, Arg{red.arg().tuple()[0], Arg(int64_t(0))});
 }
 
 inline UOp rangeify_on_stage(RangeCtx& ctx, const UOp& x) {
@@ -444,10 +444,12 @@ template <class = void> const PatternMatcher& pm_range_migration() {
   static const PatternMatcher pm{
       // STAGE on shape () is nothing
       rule(pat::op<Ops::STAGE>(pat::var<"x">), [](const auto& m) { return m["x"].shape().empty() ? m["x"] : UOp(); }),
-      // a (1,) value reshaped to () is an INDEX
+      // a (1,) value reshaped to () is an INDEX (the target shape read off the arg: perf, the shapes of a rebuilt
+      // subgraph below every RESHAPE were computed only for this test)
       rule(pat::op<Ops::RESHAPE>().template named<"x">(), [](const auto& m) {
         const UOp& x = m["x"];
-        return x.shape().empty() && x.src(0).shape() == Shape{1} ? make_index(x.src(0), std::vector<UOp>{UOp::const_int(0)}) : UOp();
+        bool to_scalar = x.src(1).op() == Ops::STACK && x.src(1).nsrc() == 0;
+        return to_scalar && x.src(0).shape() == Shape{1} ? make_index(x.src(0), std::vector<UOp>{UOp::const_int(0)}) : UOp();
       }),
       rule(pat::op<Ops::INDEX>().template named<"idx">(), [](const auto& m) -> UOp {
         const UOp& idx = m["idx"];
@@ -458,14 +460,11 @@ template <class = void> const PatternMatcher& pm_range_migration() {
         if (GroupOp::Elementwise.has(b.op())) {
           std::span<const UOp> ix = idx.src().subspan(1);
           bool expand = std::any_of(b.src().begin(), b.src().end(), [&](const UOp& s) { return broadcasts(b, s); });
-          std::vector<UOp> ns;
-          ns.reserve(b.nsrc());
+          detail::SmallUOps<4> ns;
           if (!expand) for (const UOp& s : b.src()) ns.push_back(make_index(s, ix));
           else if (ix.size() == b.shape().size()) for (const UOp& s : b.src()) ns.push_back(broadcast_index(s, b.shape(), ix));
-          else {  // an index of fewer dims than the ALU has: the expands are built
-            ns = expand_sources(b);
-            for (UOp& s : ns) s = make_index(s, ix);
-          }
+          else  // an index of fewer dims than the ALU has: the expands are built
+            for (const UOp& s : expand_sources(b)) ns.push_back(make_index(s, ix));
           return b.with_src(ns);
         }
         return UOp();
@@ -519,8 +518,7 @@ inline UOp inline_stage_index(const UOp& stage, const UOp& idx) {
     if (const UOpNode* const* r = rep.find(x.node())) return UOp::borrow(*r);
     if (has_buffer_identity(x) || x.op() == Ops::STAGE) return x;
     if (const UOp* c = cache.find(x.node())) return *c;
-    std::vector<UOp> ns;
-    ns.reserve(x.nsrc());
+    detail::SmallUOps<> ns;
     for (const UOp& s : x.src()) ns.push_back(self(self, s));
     UOp r = x.with_src(ns);
     cache.try_emplace(x.node(), r);
@@ -708,20 +706,17 @@ inline UOp reduce_simplify_node(const UOp& x, bool flatten_unit_ranges, RangeCac
         double id = op == Ops::ADD ? 0.0 : op == Ops::MUL ? 1.0 : dtypes::is_float(x.dtype()) ? -INFINITY : dtypes::min_value(x.dtype());
         return UOp::const_(x.dtype(), id);
       }
-  std::vector<UOp> keep, dropped;
-  keep.reserve(x.nsrc());
-  keep.push_back(x.src(0));
   Ops rop = x.op() == Ops::REDUCE ? x.arg().tuple()[0].get<Ops>() : Ops::NOOP;
   // perf: only an ADD/MAX REDUCE can drop ranges, so only it needs the body's open ranges
   const bool can_drop = rop == Ops::ADD || rop == Ops::MAX;
   std::optional<RangeCache::Ranges> used;
   if (can_drop) used = rc.get(x.src(0));
-  for (const UOp& r : x.src().subspan(1)) {
-    if (r.op() != Ops::RANGE) continue;  // folded (size 1)
-    bool unparented = can_drop && !used->contains(r);
-    (unparented ? dropped : keep).push_back(r);
-  }
-  if (keep.size() == x.nsrc() && dropped.empty()) return x;
+  auto kept = [&](const UOp& r) { return r.op() == Ops::RANGE && !(can_drop && !used->contains(r)); };  // else folded (size 1) or unparented
+  if (std::all_of(x.src().begin() + 1, x.src().end(), kept)) return x;  // perf: the usual case, no lists
+  detail::SmallUOps<> keep, dropped;
+  keep.push_back(x.src(0));
+  for (const UOp& r : x.src().subspan(1))
+    if (r.op() == Ops::RANGE) (kept(r) ? keep : dropped).push_back(r);
   UOp ret = keep.size() > 1 ? x.with_src(keep) : x.op() == Ops::REDUCE ? x.src(0).cast(x.dtype()) : x.src(0);
   if (rop == Ops::ADD)
     for (const UOp& r : dropped) ret = ret * UOp::const_(ret.dtype(), r.src(0).arg());

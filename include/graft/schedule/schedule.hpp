@@ -135,46 +135,51 @@ inline void check_state_cycles(const UOp& sink) {
 // graph's order. A cycle (two kernels that each read what the other overwrites) is an error.
 inline std::vector<UOp> order_kernels(const UOp& graph) {
   std::vector<UOp> calls;
-  std::unordered_map<const UOpNode*, size_t> id;
+  NodeMap<uint32_t> id;  // CALL -> its index in calls
   // the kernel bodies (SINKs under the CALLs) hold no CALL: not walked (perf: they are most of the graph)
   for (const UOp& u : graph.toposort([&](const UOp& x) { return x.op() != Ops::SINK || x == graph; }))
-    if (u.op() == Ops::CALL) id.emplace(u.node(), calls.size()), calls.push_back(u);
-  size_t n = calls.size();
+    if (u.op() == Ops::CALL) id.try_emplace(u.node(), uint32_t(calls.size())), calls.push_back(u);
+  size_t n = calls.size(), words = (n + 63) / 64;
   std::vector<std::vector<size_t>> succ(n);
-  std::vector<std::vector<uint64_t>> anc(n, std::vector<uint64_t>((n + 63) / 64, 0));
+  std::vector<uint64_t> anc(n * words, 0);  // row k: the kernels that must run before k
+  auto anc_of = [&](size_t k) { return anc.data() + k * words; };
   std::vector<size_t> indeg(n, 0);
   auto edge = [&](size_t a, size_t b) { succ[a].push_back(b), indeg[b]++; };
-  std::unordered_map<const UOpNode*, std::vector<size_t>> writers;  // buffer -> kernels writing it
+  std::vector<std::pair<const UOpNode*, size_t>> writers;  // (buffer, kernel writing it), sorted below
+  detail::Scratch<const UOpNode*> stack_buf;  // the graph keeps every node alive: plain pointers
+  std::vector<const UOpNode*>& stack = *stack_buf;
   for (size_t k = 0; k < n; k++) {
     // RAW: the CALLs reachable through the arguments' AFTER chains
-    std::vector<UOp> stack(calls[k].src().begin() + 1, calls[k].src().end());
-    UOpSet seen;
+    for (const UOp& a : calls[k].src().subspan(1)) stack.push_back(a.node());
+    detail::NodeSet seen;
     while (!stack.empty()) {
-      UOp u = stack.back();
+      const UOpNode* const n = stack.back();  // (a local: borrow() views the pointer where it is stored)
       stack.pop_back();
-      if (!seen.insert(u)) continue;
+      const UOp& u = UOp::borrow(n);
+      if (!seen.insert(u.node())) continue;
       if (u.op() == Ops::CALL) {
-        size_t p = id.at(u.node());
+        size_t p = *id.find(u.node());
         edge(p, k);
-        anc[k][p / 64] |= uint64_t(1) << (p % 64);
-        for (size_t w = 0; w < anc[k].size(); w++) anc[k][w] |= anc[p][w];
+        anc_of(k)[p / 64] |= uint64_t(1) << (p % 64);
+        for (size_t w = 0; w < words; w++) anc_of(k)[w] |= anc_of(p)[w];
         continue;
       }
-      for (const UOp& x : u.src()) stack.push_back(x);
+      for (const UOp& x : u.src()) stack.push_back(x.node());
     }
     if (calls[k].src().size() > 1)
-      if (UOp b = buf_uop(calls[k].src(1))) writers[b.node()].push_back(k);
+      if (UOp b = buf_uop(calls[k].src(1))) writers.emplace_back(b.node(), k);
   }
+  std::sort(writers.begin(), writers.end());
   // WAR: a kernel reading buffer B precedes every writer of B that is not already before it
   for (size_t r = 0; r < n; r++)
     for (size_t i = 2; i < calls[r].src().size(); i++) {
       UOp b = buf_uop(calls[r].src(i));
       if (!b) continue;
-      auto it = writers.find(b.node());
-      if (it == writers.end()) continue;
-      for (size_t w : it->second) {
+      auto first = std::lower_bound(writers.begin(), writers.end(), std::pair<const UOpNode*, size_t>(b.node(), 0));
+      for (auto it = first; it != writers.end() && it->first == b.node(); ++it) {
+        size_t w = it->second;
         if (w == r) continue;
-        bool before = (anc[r][w / 64] >> (w % 64)) & 1;
+        bool before = (anc_of(r)[w / 64] >> (w % 64)) & 1;
         // r reads B as it was before any write, yet must run after w (it reads w's results through another buffer)
         if (before && calls[r].src(i).op() == Ops::BUFFER)
           throw Error("stale read in assign graph: a kernel reads a buffer as it was before an assign, but also needs a "
@@ -186,6 +191,7 @@ inline std::vector<UOp> order_kernels(const UOp& graph) {
   for (size_t k = 0; k < n; k++)
     if (indeg[k] == 0) ready.push(k);
   std::vector<UOp> order;
+  order.reserve(n);
   while (!ready.empty()) {
     size_t k = ready.top();
     ready.pop();

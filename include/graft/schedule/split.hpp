@@ -29,7 +29,7 @@ struct SplitCtx {
   bool is_renumbered(const UOp& range) const {
     return tagged ? !range.tag().is_none() : range.arg().tuple()[0].as_int() < kFirstRangeNumber;
   }
-  UOp param(DType dt, const Shape& shape, ParamArg p) {
+  UOp param(DType dt, std::span<const int64_t> shape, ParamArg p) {
     UOp u = UOp::make(Ops::PARAM, dt, {UOp::shape_arg(shape)}, Arg(std::move(p)), tag());
     if (!tagged) made.insert(u.node());  // kept alive by the rewrite that made it
     return u;
@@ -61,7 +61,8 @@ inline UOp split_buffer(SplitCtx& ctx, const UOp& u) {
   ParamArg p = b.arg().param();
   p.slot = slot;
   DType dt = p.dtype;
-  return ctx.param(dt, {graft::prod(b.shape())}, std::move(p));
+  const int64_t numel = graft::prod(b.shape());
+  return ctx.param(dt, std::span<const int64_t>(&numel, 1), std::move(p));
 }
 
 template <class = void> const PatternMatcher& pm_split_graph() {
