@@ -236,6 +236,31 @@ namespace graft {
 
 namespace detail {
 
+// A short list of handles built and dropped within one call, with room for N on the stack (perf: the source lists
+// that rules and passes build per node were a malloc and a free each, ~200 per attention schedule).
+template <size_t N = 8> class SmallUOps {
+ public:
+  void push_back(UOp u) {
+    if (n_ < N) inline_[n_++] = std::move(u);
+    else spill(std::move(u));
+  }
+  std::span<const UOp> span() const { return heap_.empty() ? std::span<const UOp>(inline_.data(), n_) : std::span<const UOp>(heap_); }
+  operator std::span<const UOp>() const { return span(); }
+  size_t size() const { return span().size(); }
+  bool empty() const { return n_ == 0; }
+  const UOp* begin() const { return span().data(); }
+  const UOp* end() const { return begin() + size(); }
+
+ private:
+  void spill(UOp u) {
+    if (heap_.empty()) heap_.assign(std::make_move_iterator(inline_.begin()), std::make_move_iterator(inline_.end()));
+    heap_.push_back(std::move(u));
+  }
+  std::array<UOp, N> inline_;
+  size_t n_ = 0;  // stops at N: then heap_ holds the list
+  std::vector<UOp> heap_;
+};
+
 // vmin/vmax of a node (core/range.hpp): int64 bounds, or double bounds for floats
 struct Interval {
   bool is_float = false;
@@ -732,10 +757,8 @@ inline const Arg& UOp::val() const {
 inline UOp UOp::shape_arg(std::span<const int64_t> shape) {
   if (shape.size() == 1) return const_int(shape[0]);
   if (shape.empty()) return make(Ops::STACK, dtypes::void_);
-  std::array<UOp, 8> few;  // perf: no allocation up to 8 dims
-  std::vector<UOp> many(shape.size() > few.size() ? shape.size() : 0);
-  std::span<UOp> s = shape.size() > few.size() ? std::span<UOp>(many) : std::span<UOp>(few.data(), shape.size());
-  for (size_t i = 0; i < shape.size(); i++) s[i] = const_int(shape[i]);
+  detail::SmallUOps<> s;  // perf: no allocation up to 8 dims
+  for (int64_t d : shape) s.push_back(const_int(d));
   return infer(Ops::STACK, s);
 }
 
@@ -856,32 +879,5 @@ inline size_t UOp::slice_size() const {
   }
   return seen.size();
 }
-
-namespace detail {
-// A short list of handles built and dropped within one call, with room for N on the stack (perf: the source lists
-// that rules and passes build per node were a malloc and a free each, ~200 per attention schedule).
-template <size_t N = 8> class SmallUOps {
- public:
-  void push_back(UOp u) {
-    if (n_ < N) inline_[n_++] = std::move(u);
-    else spill(std::move(u));
-  }
-  size_t size() const { return n_ < N || heap_.empty() ? n_ : heap_.size(); }
-  bool empty() const { return n_ == 0; }
-  std::span<const UOp> span() const { return heap_.empty() ? std::span<const UOp>(inline_.data(), n_) : std::span<const UOp>(heap_); }
-  operator std::span<const UOp>() const { return span(); }
-  const UOp* begin() const { return span().data(); }
-  const UOp* end() const { return begin() + size(); }
-
- private:
-  void spill(UOp u) {
-    if (heap_.empty()) heap_.assign(std::make_move_iterator(inline_.begin()), std::make_move_iterator(inline_.end()));
-    heap_.push_back(std::move(u));
-  }
-  std::array<UOp, N> inline_;
-  size_t n_ = 0;  // stops at N: then heap_ holds the list
-  std::vector<UOp> heap_;
-};
-}  // namespace detail
 
 }  // namespace graft
