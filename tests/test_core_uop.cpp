@@ -1097,3 +1097,37 @@ TEST_CASE("small handle lists: the first 8 on the stack, then all of them on the
     CHECK(k == n);
   }
 }
+
+TEST_CASE("intern table: nodes stay unique through growth, deletions, churn and shrinking") {
+  const size_t start = live_uop_count();
+  const int64_t n = 50000;  // ~780 per shard: each shard's table grows twice
+  std::vector<UOp> all;
+  for (int64_t i = 0; i < n; i++) all.push_back(UOp::const_int(i * 7919 + 13));
+  CHECK(live_uop_count() == start + size_t(n));
+  for (int64_t i = 0; i < n; i += 97) CHECK(UOp::const_int(i * 7919 + 13).node() == all[size_t(i)].node());
+  // drop every other node: the survivors are still found, the dropped keys make one new node each
+  for (int64_t i = 1; i < n; i += 2) all[size_t(i)] = UOp();
+  CHECK(live_uop_count() == start + size_t(n / 2));
+  for (int64_t i = 0; i < n; i += 2) CHECK(UOp::const_int(i * 7919 + 13).node() == all[size_t(i)].node());
+  for (int64_t i = 1; i < n; i += 2) {
+    all[size_t(i)] = UOp::const_int(i * 7919 + 13);
+    CHECK(UOp::const_int(i * 7919 + 13).node() == all[size_t(i)].node());
+  }
+  CHECK(live_uop_count() == start + size_t(n));
+  // churn: one key made and dropped many times beside the live ones (tombstones, rehash at the same size)
+  size_t distinct_from_live = 0;
+  for (int k = 0; k < 200000; k++) distinct_from_live += UOp::const_int(-1 - (k % 1000)).node() != all[0].node();
+  CHECK(distinct_from_live == 200000);
+  CHECK(live_uop_count() == start + size_t(n));
+  for (int64_t i = 0; i < n; i += 101) CHECK(UOp::const_int(i * 7919 + 13).node() == all[size_t(i)].node());
+  // drop all: the tables shrink back as they fill with tombstones, and what is made afterwards is unique again
+  all.clear();
+  CHECK(live_uop_count() == start);
+  for (int k = 0; k < 3; k++) {
+    std::vector<UOp> again;
+    for (int64_t i = 0; i < 2000; i++) again.push_back(UOp::const_int(i * 7919 + 13));
+    for (int64_t i = 0; i < 2000; i++) CHECK(UOp::const_int(i * 7919 + 13).node() == again[size_t(i)].node());
+    CHECK(live_uop_count() == start + 2000);
+  }
+  CHECK(live_uop_count() == start);
+}

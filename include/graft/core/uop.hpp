@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <functional>
 #include <initializer_list>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <span>
@@ -79,11 +81,10 @@ template <class T>
 
 // Field order is for the cache (perf: at 10^5 nodes the rewrite is memory bound): the sources trail the node, so
 // the fields a rewrite reads on every visit (arg, op, dtype, nsrc, src_ops, the count) sit right before them, one
-// 72-byte span instead of three spread-out pieces; the intern table's chain walk reads `hash` and `chain` from the
-// first 16 bytes. The tag, which few nodes have, lives out of line (perf: 32 bytes less per node).
+// 72-byte span instead of three spread-out pieces; the intern table reads `hash` first. The tag, which few nodes
+// have, lives out of line (perf: 32 bytes less per node).
 struct UOpNode {
   size_t hash;
-  UOpNode* chain = nullptr;                                  // intern-table bucket chain
   mutable std::atomic<detail::NodeCaches*> caches{nullptr};  // lazily computed properties (shape, vmin/vmax)
   std::unique_ptr<const Arg> tag;                            // null when the node has no tag
   Arg arg;
@@ -98,6 +99,7 @@ struct UOpNode {
   const UOp* srcs() const { return reinterpret_cast<const UOp*>(this + 1); }
 };
 static_assert(alignof(UOpNode) >= alignof(void*));
+static_assert(sizeof(UOpNode) >= 64, "node_slot keys nodes by their address in 64-byte units");
 
 class UOp {
  public:
@@ -305,8 +307,9 @@ template <size_t B> class BlockPool {
   static void* alloc(bool& carved) {
     Local& l = local();
     carved = true;
-    if (void* p = l.carved) { l.carved = next(p); return p; }
-    if (void* p = l.heap) { l.heap = next(p), l.heap_n--, carved = false; return p; }
+    // perf: the next block of a list is cold (freed long ago); fetching it now hides the miss its pop would take
+    if (void* p = l.carved) { l.carved = next(p), __builtin_prefetch(l.carved, 1); return p; }
+    if (void* p = l.heap) { l.heap = next(p), l.heap_n--, carved = false, __builtin_prefetch(l.heap, 1); return p; }
     if (void* p = carve(l)) return p;
     carved = false;
     return ::operator new(B);
@@ -421,9 +424,12 @@ inline size_t node_key_hash(Ops op, DType dt, std::span<const UOp> src, const Ar
 // The home slot of a node address in an open-addressing table of mask + 1 (a power of two) slots: Fibonacci hashing,
 // the top bits of the product. Tables keyed by node address use it with linear probing at most half full.
 // (perf: a hash that kept nearby nodes in nearby slots averaged 7-9 probes per lookup whenever the node size or the
-// allocator's order put the addresses at a regular stride; bench/README.md 3.8)
+// allocator's order put the addresses at a regular stride; bench/README.md 3.8.) The key is the address in 64-byte
+// units, unique per node since a node takes more: nodes carved back to back then differ by 1-2 units, the strides
+// Fibonacci hashing spreads best (in 16-byte units, the 96- and 112-byte nodes' strides of 6 and 7 gave 3-7 times the
+// probes on a 17k-node tree).
 inline size_t node_slot(const void* p, size_t mask) {
-  return ((reinterpret_cast<size_t>(p) >> 4) * 0x9E3779B97F4A7C15ull >> __builtin_clzll(mask | 1)) & mask;
+  return ((reinterpret_cast<size_t>(p) >> 6) * 0x9E3779B97F4A7C15ull >> __builtin_clzll(mask | 1)) & mask;
 }
 
 // A set of node addresses (open addressing, linear probing; no ownership): the visited set of graph walks, where
@@ -509,8 +515,8 @@ struct NodePool {
   }
 };
 
-// The intern table: 64 shards, each a chained hash table under its own lock.
-// The shards' lock: a test-and-test-and-set spin lock. Critical sections are a bucket walk or an insert, and an
+// The intern table: 64 shards, each an open-addressing hash table under its own lock.
+// The shards' lock: a test-and-test-and-set spin lock. Critical sections are a probe or an insert, and an
 // uncontended std::mutex (two calls into libpthread) cost more than the lookup itself.
 class SpinLock {
  public:
@@ -525,11 +531,67 @@ class SpinLock {
   std::atomic<bool> f_{false};
 };
 
+// A shard's slots: linear probing over 8-byte words, each a node pointer with 16 bits of its hash in the top bits
+// (user-space pointers fit in 48 bits; intern checks). perf: a probe compares tags in the slot array and touches a
+// node only when its tag matches; the chained table it replaces read every node of a bucket's chain, a cache miss
+// each on large graphs (77 % of intern's time at 10^5 nodes). Deletion leaves a tombstone unless the next slot is
+// empty. One counter, `used_` (live slots and tombstones), holds the load at most 1/2; the live count is only needed
+// by a rehash and by live_uop_count(), which count them (perf: a second counter was two stores per insert and erase).
+class InternSlots {
+ public:
+  static constexpr uint64_t kEmpty = 0, kTomb = 1;
+  // hash bits 32-47: the shard takes bits 58-63 and the slot index the low bits
+  static uint64_t tag(size_t h) { return (uint64_t(h) << 16) & ~kPtrMask; }
+  static UOpNode* node(uint64_t s) { return reinterpret_cast<UOpNode*>(s & kPtrMask); }
+  static bool tag_matches(uint64_t s, uint64_t tag) { return (s & ~kPtrMask) == tag; }
+  static bool fits(const void* p) { return (reinterpret_cast<uintptr_t>(p) & ~kPtrMask) == 0; }
+  static uint64_t pack(UOpNode* n, size_t h) { return reinterpret_cast<uintptr_t>(n) | tag(h); }
+  size_t mask() const { return mask_; }
+  const uint64_t* slots() const { return slots_.get(); }
+  size_t count() const {
+    size_t n = 0;
+    for (size_t i = 0; i <= mask_; i++) n += slots_[i] > kTomb;
+    return n;
+  }
+  // whether an insert into an empty slot would pass the load limit
+  bool full() const { return used_ >= limit_; }
+  // rebuild without tombstones, the live slots at most a quarter full (shrinks after mass deletion). Strong
+  // guarantee: a failed allocation leaves the table as it was.
+  void rehash() {
+    size_t live = count(), cap = std::max(kMinCap, std::bit_ceil(4 * (live + 1)));
+    std::unique_ptr<uint64_t[]> fresh = std::make_unique<uint64_t[]>(cap);  // zeroed: all empty
+    for (size_t i = 0; i <= mask_; i++)
+      if (uint64_t s = slots_[i]; s > kTomb) fresh[first_empty(fresh.get(), cap - 1, node(s)->hash)] = s;
+    slots_ = std::move(fresh), mask_ = cap - 1, limit_ = cap / 2, used_ = live;
+  }
+  // the slot an insert of hash h takes right after rehash()
+  size_t first_empty(size_t h) const { return first_empty(slots_.get(), mask_, h); }
+  void put_in_empty(size_t i, uint64_t packed) { slots_[i] = packed, used_++; }
+  void put_in_tomb(size_t i, uint64_t packed) { slots_[i] = packed; }
+  void erase(size_t i) {
+    if (slots_[(i + 1) & mask_] != kEmpty) { slots_[i] = kTomb; return; }
+    // no probe passes through i, nor through the tombstones right before it
+    slots_[i] = kEmpty, used_--;
+    for (size_t j = (i - 1) & mask_; slots_[j] == kTomb; j = (j - 1) & mask_) slots_[j] = kEmpty, used_--;
+  }
+  static constexpr size_t kNone = ~size_t(0);
+
+ private:
+  static constexpr uint64_t kPtrMask = (uint64_t(1) << 48) - 1;
+  static constexpr size_t kMinCap = 512;
+  static size_t first_empty(const uint64_t* s, size_t mask, size_t h) {
+    size_t j = h & mask;
+    while (s[j] != kEmpty) j = (j + 1) & mask;
+    return j;
+  }
+  std::unique_ptr<uint64_t[]> slots_ = std::make_unique<uint64_t[]>(kMinCap);
+  size_t mask_ = kMinCap - 1, limit_ = kMinCap / 2, used_ = 0;
+};
+
 struct Interner {
   struct Shard {
     SpinLock mu;
-    std::vector<UOpNode*> buckets = std::vector<UOpNode*>(1024, nullptr);
-    size_t count = 0;
+    InternSlots table;
   };
   static constexpr size_t kShards = 64;
   Shard shards[kShards];
@@ -538,7 +600,7 @@ struct Interner {
     static Interner* inst = new Interner();  // leaked on purpose: nodes may be released during static destruction
     return *inst;
   }
-  // shards take the top bits, buckets the low bits, so the two never correlate
+  // shards take the top bits, slots the low bits, so the two never correlate
   static Shard& shard_for(size_t h) { return get().shards[h >> 58]; }
 
   static bool same_key(const UOpNode* n, Ops op, DType dt, std::span<const UOp> src, const Arg& arg, const Arg& tag) {
@@ -553,16 +615,27 @@ struct Interner {
     size_t h = node_key_hash(op, dt, src, arg, tag);
     Shard& sh = shard_for(h);
     std::lock_guard<SpinLock> lk(sh.mu);
-    size_t b = h & (sh.buckets.size() - 1);
-    for (UOpNode* n = sh.buckets[b]; n; n = n->chain) {
+    InternSlots& t = sh.table;
+    const uint64_t* slots = t.slots();
+    const uint64_t want = InternSlots::tag(h);
+    size_t i = h & t.mask(), reuse = InternSlots::kNone;
+    for (uint64_t s; (s = slots[i]) != InternSlots::kEmpty; i = (i + 1) & t.mask()) {
+      if (s == InternSlots::kTomb) {
+        if (reuse == InternSlots::kNone) reuse = i;
+        continue;
+      }
+      if (!InternSlots::tag_matches(s, want)) continue;
+      UOpNode* n = InternSlots::node(s);
       if (n->hash != h || !same_key(n, op, dt, src, arg, tag)) continue;
       // revive only a live node: a count of 0 means it is being destroyed by another thread
       uint32_t c = n->refcount.load(std::memory_order_relaxed);
       while (c != 0)
         if (claim(n->refcount, c, c + 1, std::memory_order_acq_rel)) return UOp(n, true);
     }
+    if (reuse == InternSlots::kNone && t.full()) t.rehash(), i = t.first_empty(h);
     bool carved;
     void* mem = NodePool::alloc(src.size(), carved);
+    if (!InternSlots::fits(mem)) [[unlikely]] reject_address(mem, src.size(), carved);
     UOpNode* n = new (mem) UOpNode();
     n->carved = carved;
     n->op = op, n->dtype = dt, n->nsrc = uint32_t(src.size()), n->hash = h;
@@ -571,40 +644,35 @@ struct Interner {
     if (!tag.is_none()) n->tag = std::make_unique<const Arg>(std::move(tag));
     UOp* s = const_cast<UOp*>(n->srcs());
     n->slice_ops.add(op);
-    for (size_t i = 0; i < src.size(); i++) {
-      new (&s[i]) UOp(src[i]);
-      n->src_ops.add(src[i].op());
-      n->slice_ops = n->slice_ops | src[i].node()->slice_ops;
+    for (size_t k = 0; k < src.size(); k++) {
+      new (&s[k]) UOp(src[k]);
+      n->src_ops.add(src[k].op());
+      n->slice_ops = n->slice_ops | src[k].node()->slice_ops;
     }
     n->refcount.store(1, std::memory_order_relaxed);
-    n->chain = sh.buckets[b];
-    sh.buckets[b] = n;
-    if (++sh.count > sh.buckets.size()) grow(sh);
+    if (reuse != InternSlots::kNone) t.put_in_tomb(reuse, InternSlots::pack(n, h));
+    else t.put_in_empty(i, InternSlots::pack(n, h));
     return UOp(n, true);
   }
 
-  static void grow(Shard& sh) {
-    std::vector<UOpNode*> nb(sh.buckets.size() * 2, nullptr);
-    for (UOpNode* head : sh.buckets)
-      for (UOpNode* n = head; n;) {
-        UOpNode* next = n->chain;
-        size_t b = n->hash & (nb.size() - 1);
-        n->chain = nb[b], nb[b] = n, n = next;
-      }
-    sh.buckets.swap(nb);
+  [[gnu::cold, noreturn]] static void reject_address(void* mem, size_t nsrc, bool carved) {
+    NodePool::free(mem, nsrc, carved);
+    throw Error("UOp intern table: a node address above 2^48 (an address space this table does not support)");
   }
 
   static void unlink(UOpNode* n) {
     Shard& sh = shard_for(n->hash);
     std::lock_guard<SpinLock> lk(sh.mu);
-    UOpNode** p = &sh.buckets[n->hash & (sh.buckets.size() - 1)];
-    for (; *p; p = &(*p)->chain)
-      if (*p == n) { *p = n->chain; sh.count--; return; }
+    InternSlots& t = sh.table;
+    const uint64_t* slots = t.slots();
+    const uint64_t want = InternSlots::pack(n, n->hash);
+    for (size_t i = n->hash & t.mask(); slots[i] != InternSlots::kEmpty; i = (i + 1) & t.mask())
+      if (slots[i] == want) { t.erase(i); return; }
   }
 
   static size_t live_nodes() {
     size_t total = 0;
-    for (Shard& s : get().shards) { std::lock_guard<SpinLock> lk(s.mu); total += s.count; }
+    for (Shard& s : get().shards) { std::lock_guard<SpinLock> lk(s.mu); total += s.table.count(); }
     return total;
   }
 };
