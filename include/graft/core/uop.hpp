@@ -553,8 +553,8 @@ class InternSlots {
     for (size_t i = 0; i <= mask_; i++) n += slots_[i] > kTomb;
     return n;
   }
-  // whether an insert into an empty slot would pass the load limit
-  bool full() const { return used_ >= limit_; }
+  // whether an insert into an empty slot would pass the load limit of 1/2
+  bool full() const { return 2 * (used_ + 1) > mask_ + 1; }
   // rebuild without tombstones, the live slots at most a quarter full (shrinks after mass deletion). Strong
   // guarantee: a failed allocation leaves the table as it was.
   void rehash() {
@@ -562,21 +562,26 @@ class InternSlots {
     std::unique_ptr<uint64_t[]> fresh = std::make_unique<uint64_t[]>(cap);  // zeroed: all empty
     for (size_t i = 0; i <= mask_; i++)
       if (uint64_t s = slots_[i]; s > kTomb) fresh[first_empty(fresh.get(), cap - 1, node(s)->hash)] = s;
-    slots_ = std::move(fresh), mask_ = cap - 1, limit_ = cap / 2, used_ = live;
+    slots_ = std::move(fresh), mask_ = cap - 1, used_ = live;
   }
   // the slot an insert of hash h takes right after rehash()
   size_t first_empty(size_t h) const { return first_empty(slots_.get(), mask_, h); }
   void put_in_empty(size_t i, uint64_t packed) { slots_[i] = packed, used_++; }
   void put_in_tomb(size_t i, uint64_t packed) { slots_[i] = packed; }
+  // remove the slot holding `packed` (a node's pack() with its hash h), if any
+  void remove(uint64_t packed, size_t h) {
+    for (size_t i = h & mask_; slots_[i] != kEmpty; i = (i + 1) & mask_)
+      if (slots_[i] == packed) return erase(i);
+  }
+  static constexpr size_t kNone = ~size_t(0);
+
+ private:
   void erase(size_t i) {
     if (slots_[(i + 1) & mask_] != kEmpty) { slots_[i] = kTomb; return; }
     // no probe passes through i, nor through the tombstones right before it
     slots_[i] = kEmpty, used_--;
     for (size_t j = (i - 1) & mask_; slots_[j] == kTomb; j = (j - 1) & mask_) slots_[j] = kEmpty, used_--;
   }
-  static constexpr size_t kNone = ~size_t(0);
-
- private:
   static constexpr uint64_t kPtrMask = (uint64_t(1) << 48) - 1;
   static constexpr size_t kMinCap = 512;
   static size_t first_empty(const uint64_t* s, size_t mask, size_t h) {
@@ -585,7 +590,7 @@ class InternSlots {
     return j;
   }
   std::unique_ptr<uint64_t[]> slots_ = std::make_unique<uint64_t[]>(kMinCap);
-  size_t mask_ = kMinCap - 1, limit_ = kMinCap / 2, used_ = 0;
+  size_t mask_ = kMinCap - 1, used_ = 0;
 };
 
 struct Interner {
@@ -663,11 +668,7 @@ struct Interner {
   static void unlink(UOpNode* n) {
     Shard& sh = shard_for(n->hash);
     std::lock_guard<SpinLock> lk(sh.mu);
-    InternSlots& t = sh.table;
-    const uint64_t* slots = t.slots();
-    const uint64_t want = InternSlots::pack(n, n->hash);
-    for (size_t i = n->hash & t.mask(); slots[i] != InternSlots::kEmpty; i = (i + 1) & t.mask())
-      if (slots[i] == want) { t.erase(i); return; }
+    sh.table.remove(InternSlots::pack(n, n->hash), n->hash);
   }
 
   static size_t live_nodes() {
