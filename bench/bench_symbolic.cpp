@@ -3,10 +3,13 @@
 // same graphs. Every timed iteration rewrites a freshly built graph (new variable names / range ids / constants), so
 // per-node caches are cold, like tinygrad's measurements. Graph construction is outside the timed region.
 // Counters: n_in (distinct input nodes), n_out, rewrites (top-level rule results that returned a new node),
-// in_nodes/s and rewrites/s (per CPU second of the rewrite).
+// in_nodes/s and rewrites/s (per CPU second of the rewrite); ms_median / ms_min: per-iteration CPU times of the rewrite
+// (iteration_times.hpp; tinygrad_symbolic.py reports its minimum over runs).
 // Modes: rule set `symbolic` (UOp::simplify / graph_rewrite(x, symbolic())) as in §9.1; BM_*_sym use sym().
 #include <benchmark/benchmark.h>
 #include <graft/graft.hpp>
+
+#include "iteration_times.hpp"
 
 #include <atomic>
 #include <functional>
@@ -139,11 +142,14 @@ template <bool Sym> void run(benchmark::State& state, Gen gen) {
   UOp out = graph_rewrite(probe, cpm);
   const double n_in = double(probe.toposort().size()), n_out = double(out.toposort().size()), rw = double(cpm.n);
   int64_t round = 0;
+  IterationTimes times;
   for (auto _ : state) {
     state.PauseTiming();
     UOp g = gen(n, round++);
     state.ResumeTiming();
+    const double t0 = IterationTimes::now();
     UOp r = graph_rewrite(g, pm);
+    times.add(IterationTimes::now() - t0);
     benchmark::DoNotOptimize(r);
     state.PauseTiming();
     g = UOp(), r = UOp();  // node destruction is not timed
@@ -154,6 +160,7 @@ template <bool Sym> void run(benchmark::State& state, Gen gen) {
   state.counters["rewrites"] = rw;
   state.counters["in_nodes/s"] = benchmark::Counter(n_in * double(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["rewrites/s"] = benchmark::Counter(rw * double(state.iterations()), benchmark::Counter::kIsRate);
+  times.report(state, "ms_", 1e3);
 }
 
 void BM_idx(benchmark::State& s) { run<false>(s, idx_graph); }

@@ -469,8 +469,11 @@ class NodeSet {
   void release() noexcept {
     if (slots_ != empty_slot()) TableMemory::give(slots_, (mask_ + 1) * sizeof(P));
   }
+  // the first table holds 127 members (perf: a toposort of a scheduler graph, 80-160 nodes, grew from 32 slots three
+  // times; zeroing 2 KiB costs less than one rehash)
+  static constexpr size_t kFirstSlots = 256;
   void grow() {
-    size_t old_n = slots_ == empty_slot() ? 0 : mask_ + 1, n = old_n ? old_n * 2 : 32;
+    size_t old_n = slots_ == empty_slot() ? 0 : mask_ + 1, n = old_n ? old_n * 2 : kFirstSlots;
     P* old = std::exchange(slots_, static_cast<P*>(TableMemory::take(n * sizeof(P))));
     mask_ = n - 1;
     for (size_t j = 0; j < old_n; j++)

@@ -94,7 +94,7 @@ template <class V> class NodeMap {
   const V* find(const UOpNode* k) const { return const_cast<NodeMap*>(this)->find(k); }
   bool contains(const UOpNode* k) const { return find(k) != nullptr; }
   std::pair<V*, bool> try_emplace(const UOpNode* k, V v) {
-    if ((size_ + 1) * 2 > mask_ + 1) rehash(std::max<size_t>(16, (mask_ + 1) * 2));  // never writes the empty slot
+    if ((size_ + 1) * 2 > mask_ + 1) rehash(std::max<size_t>(kFirstSlots, (mask_ + 1) * 2));  // never writes the empty slot
     for (size_t i = slot(k);; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.key == k) return {&s.value, false};
@@ -132,6 +132,9 @@ template <class V> class NodeMap {
     if constexpr (std::is_trivial_v<V>) detail::TableMemory::give(p, n * sizeof(Slot));
     else delete[] p;
   }
+  // the first table of an unsized map holds 63 entries (perf: a pass over a scheduler graph grew from 16 slots up to
+  // four times; zeroing 128 slots costs less than one rehash)
+  static constexpr size_t kFirstSlots = 128;
   size_t slot(const UOpNode* p) const { return detail::node_slot(p, mask_); }
   void rehash(size_t n) {
     Slot* old = std::exchange(storage_, new_slots(n));
