@@ -21,14 +21,15 @@ def main():
   ap = argparse.ArgumentParser()
   ap.add_argument("mode", choices=["symbolic", "schedule"])
   ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
-  ap.add_argument("--rounds", type=int, default=0, help="graft rounds (tinygrad gets one fewer); 3 symbolic, 5 schedule")
+  ap.add_argument("--rounds", type=int, default=0, help="graft rounds (tinygrad gets one fewer, at least one); 3 symbolic, 5 schedule")
   a = ap.parse_args()
   sym = a.mode == "symbolic"
   names = SYMBOLIC if sym else SCHEDULE
   rounds = a.rounds or (3 if sym else 5)
-  unit = 1e3 if sym else 1e6  # graft reports ms (symbolic) or us (schedule)
-  g_mean, g_med, t_min, t_med = {}, {}, {}, {}
-  keep = lambda d, k, v: d.__setitem__(k, min(d.get(k, float("inf")), v))
+  unit, per_ms = ("ms", 1.0) if sym else ("us", 1e3)  # graft's time unit, and how many of it make a millisecond
+  g_mean, g_med, t_min, t_med = {}, {}, {}, {}  # graft in `unit`, tinygrad in ms
+
+  def keep(d, k, v): d[k] = min(d.get(k, float("inf")), v)
 
   def graft():
     bench = os.path.join(a.build, "bench", "bench_" + a.mode)
@@ -48,15 +49,14 @@ def main():
       if sym and len(f) >= 5 and f[0] in names: keep(t_min, f[0], float(f[4]) * 1e3)  # s -> ms
       if not sym and len(f) >= 4 and f[0] in names: keep(t_min, f[0], float(f[2])), keep(t_med, f[0], float(f[3]))
 
-  for r in range(2 * rounds - 1): (tinygrad if r % 2 else graft)()
-  to_ms = 1e3 / unit
+  for r in range(max(2, 2 * rounds - 1)): (tinygrad if r % 2 else graft)()  # g t g ... g; one round: g t
   print(f"{'workload':16s}{'tinygrad min':>14s}{'graft mean':>12s}{'graft median':>14s}{'mean/min':>10s}{'median/min':>12s}"
         + ("" if sym else f"{'median/median':>15s}"))
   for k, b in names.items():
-    gm, gd = g_mean[b] * to_ms, g_med[b] * to_ms
-    row = f"{k:16s}{t_min[k]:11.2f} ms{gm * unit / 1e3:9.2f} {'ms' if sym else 'us'}{gd * unit / 1e3:11.2f} {'ms' if sym else 'us'}"
-    row += f"{t_min[k] / gm:9.0f}x{t_min[k] / gd:11.0f}x"
-    if not sym: row += f"{t_med[k] / gd:14.0f}x"
+    gm, gd = g_mean[b], g_med[b]
+    row = f"{k:16s}{t_min[k]:11.2f} ms{gm:9.2f} {unit}{gd:11.2f} {unit}"
+    row += f"{t_min[k] * per_ms / gm:9.0f}x{t_min[k] * per_ms / gd:11.0f}x"
+    if not sym: row += f"{t_med[k] * per_ms / gd:14.0f}x"
     print(row)
 
 if __name__ == "__main__": main()
