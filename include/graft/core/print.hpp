@@ -56,7 +56,7 @@ inline std::string pretty_print(const UOp& root) {
     if (in[1] > 1) out += "x" + std::to_string(in[0]) + ":=";
     out += "UOp(Ops." + std::string(op_name(n->op)) + ", " + dtype_repr(n->dtype) + ", arg=";
     out += arg_repr(n->op, n->arg);
-    if (n->tag) out += ", tag=" + tag_str(*n->tag);
+    if (n->tagged) out += ", tag=" + tag_str(detail::tag_of(n));
     out += ", src=(";
     st.push_back({n, d, 0});
   };

@@ -80,26 +80,31 @@ template <class T>
 }  // namespace detail
 
 // Field order is for the cache (perf: at 10^5 nodes the rewrite is memory bound): the sources trail the node, so
-// the fields a rewrite reads on every visit (arg, op, dtype, nsrc, src_ops, the count) sit right before them, one
-// 72-byte span instead of three spread-out pieces; the intern table reads `hash` first. The tag, which few nodes
-// have, lives out of line (perf: 32 bytes less per node).
+// the fields a rewrite reads on every visit (op, dtype, nsrc, the memo, src_ops, the count) sit right before them;
+// the intern table reads `hash` first. The tag, which few nodes have, lives in the caches block (perf: 8 bytes less
+// per node, which the memo took), so a node with its sources fits 96 bytes + 8 per source.
 struct UOpNode {
   size_t hash;
-  mutable std::atomic<detail::NodeCaches*> caches{nullptr};  // lazily computed properties (shape, vmin/vmax)
-  std::unique_ptr<const Arg> tag;                            // null when the node has no tag
+  mutable std::atomic<detail::NodeCaches*> caches{nullptr};  // lazily computed properties (shape, vmin/vmax), the tag
   Arg arg;
   mutable std::atomic<uint32_t> refcount{0};
   Ops op;
   DType dtype;
-  bool carved = false;  // memory carved from a BlockPool chunk: it can only go back to a free list
+  bool carved : 1 = false;  // memory carved from a BlockPool chunk: it can only go back to a free list
+  bool tagged : 1 = false;  // caches holds a tag (set before the node is published)
   uint8_t arg_class = kArgOther;  // graft::arg_class(arg), read by the pattern matcher's sieve
   uint32_t nsrc;
+  // graph_rewrite's memo entry while the process has one thread: valid for the call whose epoch it names
+  // (pattern/rewrite_memo.hpp)
+  mutable uint32_t memo_epoch = 0;
+  mutable const UOpNode* memo = nullptr;
   OpSet src_ops;    // union of the children's ops: the early-reject filter of the pattern matcher
   OpSet slice_ops;  // ops of this node and everything below it: O(1) "is there an X in the graph" tests
   const UOp* srcs() const { return reinterpret_cast<const UOp*>(this + 1); }
 };
 static_assert(alignof(UOpNode) >= alignof(void*));
 static_assert(sizeof(UOpNode) >= 64, "node_slot keys nodes by their address in 64-byte units");
+static_assert(sizeof(UOpNode) <= 96 || sizeof(void*) != 8, "a node's fixed part is meant to fit 96 bytes");
 
 class UOp {
  public:
@@ -150,7 +155,7 @@ class UOp {
   const UOp& src(size_t i) const { return n_->srcs()[i]; }
   size_t nsrc() const { return n_->nsrc; }
   const Arg& arg() const { return n_->arg; }
-  const Arg& tag() const { return n_->tag ? *n_->tag : detail::no_tag(); }
+  const Arg& tag() const;  // none() when the node has no tag
   OpSet src_ops() const { return n_->src_ops; }
   // the ops that occur in this node's backward slice, itself included (a superset test costs O(1))
   OpSet slice_ops() const { return n_->slice_ops; }
@@ -283,6 +288,7 @@ struct NodeCaches {
   std::atomic<uint8_t> minmax_state{0};  // 0 empty, 1 being written by one thread, 2 ready
   bool carved = false;                   // memory from a BlockPool chunk
   Interval minmax;
+  std::unique_ptr<const Arg> tag;  // the node's tag, when UOpNode::tagged (written before the node is published)
   // the node's shape: own_shape, or the shape of a source it passes through (perf: no copy; the node keeps that
   // source, and so its caches, alive)
   const std::vector<int64_t>* shape = nullptr;
@@ -402,6 +408,10 @@ struct CachesPool {
     BlockPool<sizeof(NodeCaches)>::free(c, carved);
   }
 };
+
+inline const Arg& tag_of(const UOpNode* n) {
+  return n->tagged ? *n->caches.load(std::memory_order_acquire)->tag : no_tag();
+}
 
 inline NodeCaches& caches_of(const UOpNode* n) {
   NodeCaches* c = n->caches.load(std::memory_order_acquire);
@@ -616,7 +626,7 @@ struct Interner {
     const UOp* s = n->srcs();
     for (size_t i = 0; i < src.size(); i++)
       if (!(s[i] == src[i])) return false;
-    return n->arg == arg && (n->tag ? *n->tag == tag : tag.is_none());
+    return n->arg == arg && (n->tagged ? tag_of(n) == tag : tag.is_none());
   }
 
   static UOp intern(Ops op, DType dt, std::span<const UOp> src, Arg&& arg, Arg&& tag) {
@@ -641,15 +651,31 @@ struct Interner {
         if (claim(n->refcount, c, c + 1, std::memory_order_acq_rel)) return UOp(n, true);
     }
     if (reuse == InternSlots::kNone && t.full()) t.rehash(), i = t.first_empty(h);
+    NodeCaches* tag_block = nullptr;
+    if (!tag.is_none()) {
+      tag_block = CachesPool::make();
+      try {
+        tag_block->tag = std::make_unique<const Arg>(std::move(tag));
+      } catch (...) {
+        CachesPool::destroy(tag_block);
+        throw;
+      }
+    }
     bool carved;
-    void* mem = NodePool::alloc(src.size(), carved);
-    if (!InternSlots::fits(mem)) [[unlikely]] reject_address(mem, src.size(), carved);
+    void* mem;
+    try {
+      mem = NodePool::alloc(src.size(), carved);
+    } catch (...) {
+      CachesPool::destroy(tag_block);
+      throw;
+    }
+    if (!InternSlots::fits(mem)) [[unlikely]] CachesPool::destroy(tag_block), reject_address(mem, src.size(), carved);
     UOpNode* n = new (mem) UOpNode();
     n->carved = carved;
     n->op = op, n->dtype = dt, n->nsrc = uint32_t(src.size()), n->hash = h;
     n->arg = std::move(arg);
     n->arg_class = arg_class(n->arg);
-    if (!tag.is_none()) n->tag = std::make_unique<const Arg>(std::move(tag));
+    if (tag_block) n->caches.store(tag_block, std::memory_order_relaxed), n->tagged = true;
     UOp* s = const_cast<UOp*>(n->srcs());
     n->slice_ops.add(op);
     for (size_t k = 0; k < src.size(); k++) {
@@ -672,6 +698,16 @@ struct Interner {
     Shard& sh = shard_for(n->hash);
     std::lock_guard<SpinLock> lk(sh.mu);
     sh.table.remove(InternSlots::pack(n, n->hash), n->hash);
+  }
+
+  // f(node) for every live node, shard by shard under its lock
+  template <class F> static void for_each_node(F&& f) {
+    for (Shard& s : get().shards) {
+      std::lock_guard<SpinLock> lk(s.mu);
+      const uint64_t* slots = s.table.slots();
+      for (size_t i = 0; i <= s.table.mask(); i++)
+        if (slots[i] > InternSlots::kTomb) f(InternSlots::node(slots[i]));
+    }
   }
 
   static size_t live_nodes() {
@@ -728,6 +764,8 @@ inline size_t live_uop_count() { return detail::Interner::live_nodes(); }
 
 // ------------------------------------------------------------------------------------------------------------------
 // construction
+
+inline const Arg& UOp::tag() const { return detail::tag_of(n_); }
 
 inline UOp UOp::make(Ops op, DType dtype, std::span<const UOp> src, Arg arg, Arg tag) {
   for (const UOp& s : src)

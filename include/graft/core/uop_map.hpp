@@ -102,16 +102,6 @@ template <class V> class NodeMap {
     }
   }
   size_t size() const { return size_; }
-  // where a value of this table sits: a hint for find_at, valid until the table grows
-  uint32_t slot_of(const V* v) const {
-    return uint32_t(reinterpret_cast<const Slot*>(reinterpret_cast<const char*>(v) - offsetof(Slot, value)) - slots_);
-  }
-  // find(k), first trying the slot a hint names (one compare instead of a hash and a probe run)
-  V* find_at(const UOpNode* k, uint32_t hint) {
-    if (hint <= mask_ && slots_[hint].key == k) return &slots_[hint].value;
-    return find(k);
-  }
-
  private:
   struct Slot {  // key and value side by side: one cache line per probe; all-zero bytes is the empty slot
     const UOpNode* key;

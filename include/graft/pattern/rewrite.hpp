@@ -4,9 +4,9 @@
 //   - {.bottom_up = true}: tinygrad's naming trap: the rule runs on a node BEFORE its children (pre-order), repeatedly
 //     until it stops matching; throwing BottomUpGate from such a rule stops the descent below that node.
 //   - {.walk = true}: one pass, no fixed point, no re-traversal of replacements (MLIR's walk driver).
-// The memo is per call. Loop guard: tinygrad stops at a fixed stack of 250000 entries, which would also reject a
-// legitimately 10^6-deep graph; here the limit grows with the number of distinct nodes placed on the stack, so only
-// rewrites that cycle without building new graph (3 -> 4 -> 3) trip it, with a graft::Error.
+// The memo is per call (rewrite_memo.hpp). Loop guard: tinygrad stops at a fixed stack of 250000 entries, which
+// would also reject a legitimately 10^6-deep graph; here the limit grows with the number of distinct nodes placed on
+// the stack, so only rewrites that cycle without building new graph (3 -> 4 -> 3) trip it, with a graft::Error.
 #pragma once
 #include <unordered_map>
 
@@ -14,6 +14,7 @@
 #include "graft/core/scratch.hpp"
 #include "graft/core/uop_map.hpp"
 #include "graft/pattern/matcher.hpp"
+#include "graft/pattern/rewrite_memo.hpp"
 #include "graft/pattern/viz.hpp"
 
 namespace graft {
@@ -63,12 +64,12 @@ template <class PM, class BPM> class RewriteContext {
   // re-checks (`recheck`).
   UOp unified(const UOp& root) {
     auto U = [](const N& p) -> const UOp& { return UOp::borrow(p); };
-    // hint: where e.n's memo entry sat when it was made (perf: finishing a node writes there without a probe)
-    struct Entry { N n; uint32_t stage, hint; N new_n; };
+    struct Entry { N n; uint32_t stage; N new_n; };
     Scratch<Entry> stack_buf;
     std::vector<Entry>& stack = *stack_buf;
     // replace_ doubles as tinygrad's on_stack set: a null value means "placed on the stack, not finished"
-    stack.push_back({root.node(), 0, replace_.slot_of(replace_.try_emplace(root.node(), nullptr).first), root.node()});
+    replace_.try_emplace(root.node(), nullptr);
+    stack.push_back({root.node(), 0, root.node()});
     // entries waiting for a node to finish: a list per node, in insertion order, threaded through one array
     // (perf: a vector per waited-on node was a malloc each)
     struct Waiter { Entry e; uint32_t next; };
@@ -81,8 +82,8 @@ template <class PM, class BPM> class RewriteContext {
     bool recheck = false;
     Scratch<N> tmp_buf;
     std::vector<N>& tmp = *tmp_buf;
-    auto finish = [&](N n, N r, uint32_t hint = ~0u) {
-      N* v = replace_.find_at(n, hint);
+    auto finish = [&](N n, N r) {
+      N* v = replace_.find(n);
       *(v ? v : replace_.try_emplace(n, nullptr).first) = r;
       if (waiting)
         if (WaitList* w = waitlist.find(n); w && w->head != kNone) {
@@ -103,17 +104,16 @@ template <class PM, class BPM> class RewriteContext {
     // waited for if it is pending
     constexpr uint32_t kFinal = ~uint32_t(0);
     auto link = [&](const Entry& e, N nx, uint32_t stage) {
-      if (is_fixed_leaf(nx)) { finish(e.n, nx, e.hint); return; }  // a folded constant, mostly
+      if (is_fixed_leaf(nx)) { finish(e.n, nx); return; }  // a folded constant, mostly
       auto [slot, inserted] = replace_.try_emplace(nx, nullptr);
       if (!inserted) {
-        if (*slot) finish(e.n, *slot, e.hint);
-        else wait_on(nx, {e.n, 2, e.hint, nx});
+        if (*slot) finish(e.n, *slot);
+        else wait_on(nx, {e.n, 2, nx});
         return;
       }
-      if (stage == kFinal) { *slot = nx; finish(e.n, nx, e.hint); return; }
-      uint32_t hint = replace_.slot_of(slot);
-      stack.push_back({e.n, 2, e.hint, nx});
-      stack.push_back({nx, stage, hint, nx});
+      if (stage == kFinal) { *slot = nx; finish(e.n, nx); return; }
+      stack.push_back({e.n, 2, nx});
+      stack.push_back({nx, stage, nx});
     };
     while (!stack.empty()) {
       if (stack.size() > opt_.stack_limit + 2 * replace_.size())
@@ -138,9 +138,9 @@ template <class PM, class BPM> class RewriteContext {
           } catch (const BottomUpGate&) {
             gated = true;
           }
-          if (gated) { finish(e.n, test_n, e.hint); continue; }
+          if (gated) { finish(e.n, test_n); continue; }
         }
-        stack.push_back({e.n, 1, e.hint, new_n});
+        stack.push_back({e.n, 1, new_n});
         const UOp& nn = U(new_n);
         if (skips_body(nn)) {
           auto [slot, inserted] = replace_.try_emplace(nn.src(0).node(), nullptr);
@@ -149,7 +149,7 @@ template <class PM, class BPM> class RewriteContext {
         for (size_t i = nn.nsrc(); i-- > 0;) {
           N x = nn.src(i).node();
           if (is_fixed_leaf(x)) continue;  // its own result (done() says so): no memo entry, no stack visits
-          if (auto [v, fresh] = replace_.try_emplace(x, nullptr); fresh) stack.push_back({x, 0, replace_.slot_of(v), x});
+          if (replace_.try_emplace(x, nullptr).second) stack.push_back({x, 0, x});
         }
       } else if (e.stage == 1) {
         const UOp& nn = U(e.new_n);
@@ -166,7 +166,7 @@ template <class PM, class BPM> class RewriteContext {
         if (same) {
           if (N f = folded(nn.op(), nn.dtype(), nn.src(), nn.arg())) { link(e, f, 0); continue; }
           UOp next;
-          if (!pm_ || !(next = pm_->rewrite(nn, ctx_))) { finish(e.n, e.new_n, e.hint); continue; }
+          if (!pm_ || !(next = pm_->rewrite(nn, ctx_))) { finish(e.n, e.new_n); continue; }
           if (viz_) [[unlikely]] viz_->step(nn, next, false);
           link(e, own(std::move(next)), 0);
         } else {
@@ -182,7 +182,7 @@ template <class PM, class BPM> class RewriteContext {
           link(e, nx, !pm_ && !bpm_may_fire(nx) && !opaque ? kFinal : !bpm_ && !opaque ? 1 : 0);
         }
       } else {
-        if (N r = done(e.new_n)) finish(e.n, r, e.hint);
+        if (N r = done(e.new_n)) finish(e.n, r);
         else wait_on(e.new_n, e);
       }
     }
@@ -296,7 +296,7 @@ template <class PM, class BPM> class RewriteContext {
   const BPM* bpm_;
   CtxRef ctx_;
   RewriteOptions opt_;
-  NodeMap<N> replace_;
+  RewriteMemo replace_;
   NodeMap<N> bpm_cache_;
   Scratch<UOp> keep_;  // owns every node created during the call (see unified())
 };
