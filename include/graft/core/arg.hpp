@@ -157,11 +157,17 @@ class Arg {
     return *this == o;
   }
 
+  // hash() of Arg(v), without an Arg
+  static size_t hash_int(int64_t v) {
+    static_assert(std::is_same_v<std::variant_alternative_t<2, Value>, int64_t>);
+    size_t h = 2 * 0x9E3779B97F4A7C15ull;
+    return h ^ (size_t(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2));
+  }
   size_t hash() const {
     size_t h = v_.index() * 0x9E3779B97F4A7C15ull;
     auto mix = [&](size_t x) { h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
     if (v_.index() == 0) return h;  // perf: no arg / int CONST without the visit (same values as below)
-    if (const int64_t* a = std::get_if<int64_t>(&v_)) { mix(size_t(*a)); return h; }
+    if (const int64_t* a = std::get_if<int64_t>(&v_)) return hash_int(*a);
     std::visit(
         [&](const auto& a) {
           using T = std::decay_t<decltype(a)>;

@@ -84,7 +84,7 @@ template <class T>
 // the intern table reads `hash` first. The tag, which few nodes have, lives in the caches block (perf: 8 bytes less
 // per node, which the memo took), so a node with its sources fits 96 bytes + 8 per source.
 struct UOpNode {
-  size_t hash;
+  size_t hash = 0;
   mutable std::atomic<detail::NodeCaches*> caches{nullptr};  // lazily computed properties (shape, vmin/vmax), the tag
   Arg arg;
   mutable std::atomic<uint32_t> refcount{0};
@@ -98,8 +98,8 @@ struct UOpNode {
   // (pattern/rewrite_memo.hpp)
   mutable uint32_t memo_epoch = 0;
   mutable const UOpNode* memo = nullptr;
-  OpSet src_ops;    // union of the children's ops: the early-reject filter of the pattern matcher
-  OpSet slice_ops;  // ops of this node and everything below it: O(1) "is there an X in the graph" tests
+  OpSet src_ops = {};    // union of the children's ops: the early-reject filter of the pattern matcher
+  OpSet slice_ops = {};  // ops of this node and everything below it: O(1) "is there an X in the graph" tests
   const UOp* srcs() const { return reinterpret_cast<const UOp*>(this + 1); }
 };
 static_assert(alignof(UOpNode) >= alignof(void*));
@@ -130,7 +130,8 @@ class UOp {
 
   static UOp const_(DType dtype, Arg value);
   static UOp const_(int64_t v) { return const_(dtypes::weakint, v); }
-  static UOp const_int(int64_t v) { return make(Ops::CONST, dtypes::weakint, {}, v); }  // const_'s result, without its checks
+  static UOp const_int(int64_t v) { return const_int(dtypes::weakint, v); }  // const_'s result, without its checks
+  static UOp const_int(DType dtype, int64_t v);  // a CONST of an int dtype whose value is already canonical for it
   static UOp const_float(double v) { return const_(dtypes::weakfloat, v); }
   static UOp const_bool(bool v) { return const_(dtypes::bool_, v); }
   static UOp invalid() { return const_(dtypes::bool_, Invalid); }
@@ -422,10 +423,11 @@ inline NodeCaches& caches_of(const UOpNode* n) {
   return *c;
 }
 
-inline size_t node_key_hash(Ops op, DType dt, std::span<const UOp> src, const Arg& arg, const Arg& tag) {
+// arg_hash: arg.hash()
+inline size_t node_key_hash(Ops op, DType dt, std::span<const UOp> src, size_t arg_hash, const Arg& tag) {
   size_t h = size_t(op) * 0x100000001B3ull ^ (size_t(dt.index()) << 8);
   for (const UOp& s : src) h = (h ^ size_t(s.node())) * 0x9E3779B97F4A7C15ull, h ^= h >> 29;
-  h ^= arg.hash() * 0xC2B2AE3D27D4EB4Full;
+  h ^= arg_hash * 0xC2B2AE3D27D4EB4Full;
   if (!tag.is_none()) h ^= tag.hash() * 0x165667B19E3779F9ull;
   h ^= h >> 33, h *= 0xFF51AFD7ED558CCDull, h ^= h >> 33, h *= 0xC4CEB9FE1A85EC53ull, h ^= h >> 33;  // murmur3 finalizer
   return h;
@@ -630,7 +632,53 @@ struct Interner {
   }
 
   static UOp intern(Ops op, DType dt, std::span<const UOp> src, Arg&& arg, Arg&& tag) {
-    size_t h = node_key_hash(op, dt, src, arg, tag);
+    return find_or_insert(
+        node_key_hash(op, dt, src, arg.hash(), tag), src.size(),
+        [&](const UOpNode* n) { return same_key(n, op, dt, src, arg, tag); },
+        [&](void* mem) {
+          NodeCaches* tag_block = nullptr;  // first: the one step that may throw
+          if (!tag.is_none()) {
+            tag_block = CachesPool::make();
+            try {
+              tag_block->tag = std::make_unique<const Arg>(std::move(tag));
+            } catch (...) {
+              CachesPool::destroy(tag_block);
+              throw;
+            }
+          }
+          UOpNode* n = new (mem) UOpNode();
+          n->op = op, n->dtype = dt, n->nsrc = uint32_t(src.size());
+          n->arg = std::move(arg);
+          n->arg_class = arg_class(n->arg);
+          if (tag_block) n->caches.store(tag_block, std::memory_order_relaxed), n->tagged = true;
+          UOp* s = const_cast<UOp*>(n->srcs());
+          n->slice_ops.add(op);
+          for (size_t k = 0; k < src.size(); k++) {
+            new (&s[k]) UOp(src[k]);
+            n->src_ops.add(src[k].op());
+            n->slice_ops = n->slice_ops | src[k].node()->slice_ops;
+          }
+          return n;
+        });
+  }
+  // intern(CONST, dt, {}, Arg(v), {}) without an Arg (perf: constant folding and the symbolic rules make many)
+  static UOp intern_int_const(DType dt, int64_t v) {
+    return find_or_insert(
+        node_key_hash(Ops::CONST, dt, {}, Arg::hash_int(v), no_tag()), 0,
+        [&](const UOpNode* n) {
+          const int64_t* a = std::get_if<int64_t>(&n->arg.value());
+          return a && *a == v && n->op == Ops::CONST && n->dtype == dt && n->nsrc == 0 && !n->tagged;
+        },
+        [&](void* mem) {
+          UOpNode* n = new (mem) UOpNode{.arg = Arg(v), .op = Ops::CONST, .dtype = dt, .nsrc = 0};
+          n->arg_class = arg_class(n->arg);
+          n->slice_ops.add(Ops::CONST);
+          return n;
+        });
+  }
+  // The probe and insert: same(node) compares a candidate with the key, build(memory) constructs the node there
+  // (it may throw before the node exists) and returns it.
+  template <class Same, class Build> static UOp find_or_insert(size_t h, size_t nsrc, const Same& same, const Build& build) {
     Shard& sh = shard_for(h);
     std::lock_guard<SpinLock> lk(sh.mu);
     InternSlots& t = sh.table;
@@ -644,45 +692,24 @@ struct Interner {
       }
       if (!InternSlots::tag_matches(s, want)) continue;
       UOpNode* n = InternSlots::node(s);
-      if (n->hash != h || !same_key(n, op, dt, src, arg, tag)) continue;
+      if (n->hash != h || !same(n)) continue;
       // revive only a live node: a count of 0 means it is being destroyed by another thread
       uint32_t c = n->refcount.load(std::memory_order_relaxed);
       while (c != 0)
         if (claim(n->refcount, c, c + 1, std::memory_order_acq_rel)) return UOp(n, true);
     }
     if (reuse == InternSlots::kNone && t.full()) t.rehash(), i = t.first_empty(h);
-    NodeCaches* tag_block = nullptr;
-    if (!tag.is_none()) {
-      tag_block = CachesPool::make();
-      try {
-        tag_block->tag = std::make_unique<const Arg>(std::move(tag));
-      } catch (...) {
-        CachesPool::destroy(tag_block);
-        throw;
-      }
-    }
     bool carved;
-    void* mem;
+    void* mem = NodePool::alloc(nsrc, carved);
+    if (!InternSlots::fits(mem)) [[unlikely]] reject_address(mem, nsrc, carved);
+    UOpNode* n;
     try {
-      mem = NodePool::alloc(src.size(), carved);
+      n = build(mem);
     } catch (...) {
-      CachesPool::destroy(tag_block);
+      NodePool::free(mem, nsrc, carved);
       throw;
     }
-    if (!InternSlots::fits(mem)) [[unlikely]] CachesPool::destroy(tag_block), reject_address(mem, src.size(), carved);
-    UOpNode* n = new (mem) UOpNode();
-    n->carved = carved;
-    n->op = op, n->dtype = dt, n->nsrc = uint32_t(src.size()), n->hash = h;
-    n->arg = std::move(arg);
-    n->arg_class = arg_class(n->arg);
-    if (tag_block) n->caches.store(tag_block, std::memory_order_relaxed), n->tagged = true;
-    UOp* s = const_cast<UOp*>(n->srcs());
-    n->slice_ops.add(op);
-    for (size_t k = 0; k < src.size(); k++) {
-      new (&s[k]) UOp(src[k]);
-      n->src_ops.add(src[k].op());
-      n->slice_ops = n->slice_ops | src[k].node()->slice_ops;
-    }
+    n->carved = carved, n->hash = h;
     n->refcount.store(1, std::memory_order_relaxed);
     if (reuse != InternSlots::kNone) t.put_in_tomb(reuse, InternSlots::pack(n, h));
     else t.put_in_empty(i, InternSlots::pack(n, h));
@@ -766,6 +793,7 @@ inline size_t live_uop_count() { return detail::Interner::live_nodes(); }
 // construction
 
 inline const Arg& UOp::tag() const { return detail::tag_of(n_); }
+inline UOp UOp::const_int(DType dtype, int64_t v) { return detail::Interner::intern_int_const(dtype, v); }
 
 inline UOp UOp::make(Ops op, DType dtype, std::span<const UOp> src, Arg arg, Arg tag) {
   for (const UOp& s : src)
@@ -856,7 +884,9 @@ inline Arg canonical_const(DType dt, const Arg& v) {
 inline UOp UOp::const_(DType dtype, Arg value) {
   if (value.is<InvalidT>()) return make(Ops::CONST, dtypes::bool_, {}, value);
   if (!value.is_number()) throw Error("UOp::const_: value must be a number, bool or Invalid, got " + value.str());
-  return make(Ops::CONST, dtype, {}, canonical_const(dtype, value));
+  Arg v = canonical_const(dtype, value);
+  if (const int64_t* i = std::get_if<int64_t>(&v.value())) return const_int(dtype, *i);
+  return make(Ops::CONST, dtype, {}, std::move(v));
 }
 
 inline const Arg& UOp::val() const {

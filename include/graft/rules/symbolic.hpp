@@ -179,7 +179,10 @@ inline std::optional<Arg> fold_int_binary(Ops op, DType dtype, const Arg& x, con
 inline UOp fold_const_pair(Ops op, DType dtype, std::span<const UOp> src, const Arg&) {
   if (src.size() != 2 || src[0].op() != Ops::CONST || src[1].op() != Ops::CONST) return UOp();
   auto r = fold_int_binary(op, dtype, src[0].arg(), src[1].arg());
-  return r ? UOp::make(Ops::CONST, dtype, {}, std::move(*r)) : UOp();  // already canonical for the dtype
+  if (!r) return UOp();
+  // already canonical for the dtype
+  if (const int64_t* v = std::get_if<int64_t>(&r->value())) return UOp::const_int(dtype, *v);
+  return UOp::make(Ops::CONST, dtype, {}, std::move(*r));
 }
 
 inline UOp fold_const_alu(const UOp& a) {
