@@ -157,15 +157,16 @@ class Arg {
     return *this == o;
   }
 
+  // one step of hash(): folds x into h (boost::hash_combine's mix)
+  static size_t hash_mix(size_t h, size_t x) { return h ^ (x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2)); }
   // hash() of Arg(v), without an Arg
   static size_t hash_int(int64_t v) {
     static_assert(std::is_same_v<std::variant_alternative_t<2, Value>, int64_t>);
-    size_t h = 2 * 0x9E3779B97F4A7C15ull;
-    return h ^ (size_t(v) + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2));
+    return hash_mix(2 * 0x9E3779B97F4A7C15ull, size_t(v));
   }
   size_t hash() const {
     size_t h = v_.index() * 0x9E3779B97F4A7C15ull;
-    auto mix = [&](size_t x) { h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
+    auto mix = [&](size_t x) { h = hash_mix(h, x); };
     if (v_.index() == 0) return h;  // perf: no arg / int CONST without the visit (same values as below)
     if (const int64_t* a = std::get_if<int64_t>(&v_)) return hash_int(*a);
     std::visit(

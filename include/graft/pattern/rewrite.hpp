@@ -83,8 +83,7 @@ template <class PM, class BPM> class RewriteContext {
     Scratch<N> tmp_buf;
     std::vector<N>& tmp = *tmp_buf;
     auto finish = [&](N n, N r) {
-      N* v = replace_.find(n);
-      *(v ? v : replace_.try_emplace(n, nullptr).first) = r;
+      *replace_.try_emplace(n, nullptr).first = r;  // its entry, or a new one (a node finished without a visit)
       if (waiting)
         if (WaitList* w = waitlist.find(n); w && w->head != kNone) {
           for (uint32_t i = w->head; i != kNone; i = waiters[i].next) stack.push_back(waiters[i].e), waiting--;
